@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Argument parsers shared by command handlers. Each names the argument in its error. */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "dp.h"
+
+int isw_arg_u64(struct isw_cmd_ctx *c, const char *s, const char *what, uint64_t *out)
+{
+	char *end;
+	if (s[0] == '\0' || s[0] == '-' || s[0] == '+')
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a non-negative integer", what, s);
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (*end != '\0')
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a non-negative integer", what, s);
+	if (errno == ERANGE)
+		return isw_cmd_err(c, ERANGE, "%s: '%s' is out of range", what, s);
+	*out = v;
+	return 0;
+}
+
+int isw_arg_u32(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t min,
+		uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int rc = isw_arg_u64(c, s, what, &v);
+	if (rc < 0)
+		return rc;
+	if (v < min || v > max)
+		return isw_cmd_err(c, ERANGE, "%s: %s is out of range %" PRIu32 "..%" PRIu32, what,
+				   s, min, max);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int isw_arg_pct(struct isw_cmd_ctx *c, const char *s, const char *what, double *out)
+{
+	char *end;
+	size_t len = strlen(s);
+	char buf[64];
+	if (len == 0 || len >= sizeof(buf))
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a percentage", what, s);
+	memcpy(buf, s, len + 1);
+	if (buf[len - 1] == '%')
+		buf[len - 1] = '\0';
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (buf[0] == '\0' || *end != '\0' || errno != 0 || !(v >= 0 && v <= 100))
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a percentage between 0 and 100",
+				   what, s);
+	*out = v;
+	return 0;
+}
+
+int isw_arg_mac(struct isw_cmd_ctx *c, const char *s, const char *what, uint8_t mac[6])
+{
+	unsigned b[6];
+	char tail;
+	if (strlen(s) != 17 || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+				      &b[4], &b[5], &tail) != 6)
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)",
+				   what, s);
+	for (int i = 0; i < 6; i++) {
+		/* sscanf's %x accepts signs and spaces; the length check and this catch them. */
+		if (s[i * 3] == ' ' || s[i * 3] == '+' || s[i * 3] == '-' ||
+		    (i < 5 && s[i * 3 + 2] != ':'))
+			return isw_cmd_err(c, EINVAL,
+					   "%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", what,
+					   s);
+		mac[i] = (uint8_t)b[i];
+	}
+	return 0;
+}
+
+int isw_arg_ipv4(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t *out_be)
+{
+	struct in_addr a;
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not an IPv4 address", what, s);
+	*out_be = a.s_addr;
+	return 0;
+}
+
+int isw_arg_onoff(struct isw_cmd_ctx *c, const char *s, const char *what, bool *out)
+{
+	if (strcmp(s, "on") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "1") == 0) {
+		*out = true;
+		return 0;
+	}
+	if (strcmp(s, "off") == 0 || strcmp(s, "no") == 0 || strcmp(s, "0") == 0) {
+		*out = false;
+		return 0;
+	}
+	return isw_cmd_err(c, EINVAL, "%s: '%s' is not on or off", what, s);
+}
+
+int isw_arg_port(struct isw_cmd_ctx *c, const char *s, uint16_t *out)
+{
+	uint32_t v;
+	if (isw_dp.nb_ports == 0)
+		return isw_cmd_err(c, ENODEV, "no ports");
+	int rc = isw_arg_u32(c, s, "port", 0, isw_dp.nb_ports - 1u, &v);
+	if (rc < 0)
+		return rc;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi)
+{
+	if (argc >= lo && argc <= hi)
+		return 0;
+	return isw_cmd_err(c, EINVAL, "%s arguments; usage: %s %s",
+			   argc < lo ? "missing" : "too many", c->cmd->path, c->cmd->usage);
+}
+
+char *isw_fmt_mac(const uint8_t mac[6], char *buf)
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
+	return buf;
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The emulated switch ASIC: register arrays, the stateful ALU (SALU) operations that are the only
+ * way a pipeline touches them, stage declarations checked against a resource profile, and the
+ * strict-mode accounting of register accesses per packet pass.
+ *
+ * SALU operations run on worker lcores: they never allocate, lock, log or branch on the index
+ * (indices are masked). Creating, listing and destroying register arrays, and checking a
+ * declaration against a profile, happen on the control thread only.
+ */
+#ifndef ISW_ASIC_H
+#define ISW_ASIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISW_NAME_MAX 32
+#define ISW_REG_MAX  256 /* register arrays alive at once, over all pipelines */
+#define ISW_REG_CELLS_MAX (1u << 26)
+
+enum isw_reg_kind {
+	ISW_REG_U32 = 1,  /* one 32-bit cell per index */
+	ISW_REG_PAIR = 2, /* two 32-bit cells (lo, hi) per index, updated by one SALU */
+};
+
+struct isw_pair {
+	uint32_t lo;
+	uint32_t hi;
+};
+
+struct isw_reg {
+	uint32_t mask; /* size - 1; every index is masked with it */
+	uint16_t id;   /* slot in the registry, used by strict mode */
+	uint8_t kind;  /* enum isw_reg_kind */
+	uint8_t stage;
+	union {
+		uint32_t *u32;
+		struct isw_pair *pair;
+	} cells;
+	uint32_t size;
+	char name[2 * ISW_NAME_MAX]; /* "pipeline.array" */
+};
+
+/*
+ * Strict-mode state of one packet pass on one lcore. A pipeline compiled for strict mode passes a
+ * pointer to it to every SALU call; the fast build passes NULL, and the accounting folds away.
+ */
+struct isw_pass {
+	uint64_t touched[ISW_REG_MAX / 64];
+	uint32_t recirc;
+	uint32_t recirc_limit;
+	uint64_t multi_access; /* accesses to an array already used in the same pass */
+	uint64_t recirc_over;  /* recirculations refused for passing recirc_limit */
+	uint16_t last_reg;     /* id of the array named by the most recent violation */
+};
+
+void isw_pass_violation(struct isw_pass *p, const struct isw_reg *r);
+
+static inline void isw_pass_begin(struct isw_pass *p)
+{
+	if (p == NULL)
+		return;
+	for (unsigned i = 0; i < ISW_REG_MAX / 64; i++)
+		p->touched[i] = 0;
+	p->recirc = 0;
+}
+
+static inline void isw_pass_note(struct isw_pass *p, const struct isw_reg *r)
+{
+	if (p == NULL)
+		return;
+	uint64_t bit = UINT64_C(1) << (r->id & 63);
+	uint64_t *w = &p->touched[r->id >> 6];
+	if (*w & bit)
+		isw_pass_violation(p, r);
+	*w |= bit;
+}
+
+/* Counts one recirculation of the current packet; returns false once the limit is passed. */
+static inline bool isw_pass_recirculate(struct isw_pass *p)
+{
+	if (p == NULL)
+		return true;
+	if (++p->recirc > p->recirc_limit) {
+		p->recirc_over++;
+		return false;
+	}
+	for (unsigned i = 0; i < ISW_REG_MAX / 64; i++)
+		p->touched[i] = 0;
+	return true;
+}
+
+/* ---- SALU operations on 32-bit cells. Each is one read-modify-write with one output. ---- */
+
+static inline uint32_t *isw_cell(const struct isw_reg *r, uint32_t idx)
+{
+	return &r->cells.u32[idx & r->mask];
+}
+
+/* Map.get: returns the cell. */
+static inline uint32_t isw_salu_read(struct isw_pass *p, const struct isw_reg *r, uint32_t idx)
+{
+	isw_pass_note(p, r);
+	return *isw_cell(r, idx);
+}
+
+/* Stream.modify: stores v. */
+static inline void isw_salu_write(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				  uint32_t v)
+{
+	isw_pass_note(p, r);
+	*isw_cell(r, idx) = v;
+}
+
+/* Map.addTo: 32-bit wrap-around add; returns the new value. */
+static inline uint32_t isw_salu_add(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				    uint32_t v)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	*c += v;
+	return *c;
+}
+
+/* Signed add clamped to [INT32_MIN, INT32_MAX]; returns the new value. */
+static inline int32_t isw_salu_sadd(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				    int32_t v)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	int64_t s = (int64_t)(int32_t)*c + v;
+	if (s > INT32_MAX)
+		s = INT32_MAX;
+	else if (s < INT32_MIN)
+		s = INT32_MIN;
+	*c = (uint32_t)(int32_t)s;
+	return (int32_t)s;
+}
+
+/* Signed max; returns the new value. */
+static inline int32_t isw_salu_max(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				   int32_t v)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	if (v > (int32_t)*c)
+		*c = (uint32_t)v;
+	return (int32_t)*c;
+}
+
+/* Bit-set-and-test: ORs bits into the cell; returns the value before. */
+static inline uint32_t isw_salu_bitset(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				       uint32_t bits)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	uint32_t old = *c;
+	*c = old | bits;
+	return old;
+}
+
+/* Compare-and-claim: takes a free cell (0) or keeps one already holding key (key != 0).
+ * Returns true when the cell holds key afterwards. */
+static inline bool isw_salu_claim(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				  uint32_t key)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	if (*c == 0 || *c == key) {
+		*c = key;
+		return true;
+	}
+	return false;
+}
+
+/* Map.clear: returns the value and leaves zero. */
+static inline uint32_t isw_salu_read_clear(struct isw_pass *p, const struct isw_reg *r,
+					   uint32_t idx)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	uint32_t old = *c;
+	*c = 0;
+	return old;
+}
+
+/* CntFwd: counts up; when the count reaches threshold it resets to zero and returns true. */
+static inline bool isw_salu_count_to(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				     uint32_t threshold)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	if (++*c >= threshold) {
+		*c = 0;
+		return true;
+	}
+	return false;
+}
+
+/* ---- SALU operations on 32-bit pairs. ---- */
+
+static inline struct isw_pair *isw_pair_cell(const struct isw_reg *r, uint32_t idx)
+{
+	return &r->cells.pair[idx & r->mask];
+}
+
+static inline struct isw_pair isw_salu_pair_read(struct isw_pass *p, const struct isw_reg *r,
+						 uint32_t idx)
+{
+	isw_pass_note(p, r);
+	return *isw_pair_cell(r, idx);
+}
+
+static inline void isw_salu_pair_write(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+				       struct isw_pair v)
+{
+	isw_pass_note(p, r);
+	*isw_pair_cell(r, idx) = v;
+}
+
+/* Adds to both halves (wrap-around); returns the new pair. */
+static inline struct isw_pair isw_salu_pair_add(struct isw_pass *p, const struct isw_reg *r,
+						uint32_t idx, uint32_t lo, uint32_t hi)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	c->lo += lo;
+	c->hi += hi;
+	return *c;
+}
+
+/*
+ * Shadow-copy bitmap update: ORs bits into the half chosen by sel (0 = lo, 1 = hi), clears them
+ * in the other half, and returns the chosen half as it was before. One SALU on a 64-bit pair.
+ */
+static inline uint32_t isw_salu_pair_set_clear(struct isw_pass *p, const struct isw_reg *r,
+					       uint32_t idx, unsigned sel, uint32_t bits)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	uint32_t old;
+	if (sel & 1) {
+		old = c->hi;
+		c->hi = old | bits;
+		c->lo &= ~bits;
+	} else {
+		old = c->lo;
+		c->lo = old | bits;
+		c->hi &= ~bits;
+	}
+	return old;
+}
+
+/* ---- Declarations, profiles and the registry (control thread only). ---- */
+
+struct isw_reg_decl {
+	const char *name;
+	uint8_t stage;
+	uint8_t kind;  /* enum isw_reg_kind */
+	uint32_t size; /* cells; a power of two */
+};
+
+struct isw_table_decl {
+	const char *name;
+	uint8_t stage;
+	uint32_t entries;
+	uint16_t entry_bytes; /* key + action data, as stored */
+};
+
+struct isw_asic_decl {
+	const char *pipeline;
+	const struct isw_reg_decl *regs;
+	unsigned nb_regs;
+	const struct isw_table_decl *tables;
+	unsigned nb_tables;
+};
+
+struct isw_profile {
+	const char *name;
+	unsigned stages;
+	unsigned salus_per_stage;  /* one stateful ALU per register array */
+	unsigned tables_per_stage; /* logical match tables */
+	uint64_t sram_per_stage;   /* bytes for register arrays and exact-match tables */
+};
+
+#define ISW_STAGES_MAX 32
+
+struct isw_stage_use {
+	unsigned salus;
+	unsigned tables;
+	uint64_t sram;
+};
+
+struct isw_asic_use {
+	unsigned stages; /* highest used stage + 1 */
+	struct isw_stage_use stage[ISW_STAGES_MAX];
+};
+
+/* Returns the named profile ("tofino1", "tofino2", "unlimited"), or NULL. */
+const struct isw_profile *isw_profile_find(const char *name);
+
+/* The profile pipelines are checked against; "tofino2" unless set. */
+const struct isw_profile *isw_profile_current(void);
+int isw_profile_set(const char *name);
+
+/* Bytes of SRAM a register array or table occupies in the model. */
+uint64_t isw_reg_decl_bytes(const struct isw_reg_decl *d);
+uint64_t isw_table_decl_bytes(const struct isw_table_decl *t);
+
+/*
+ * Sums a declaration's use per stage into use (which may already hold other pipelines' use).
+ * Returns 0, or -EINVAL with a message naming the array or table that is malformed.
+ */
+int isw_asic_account(const struct isw_asic_decl *d, struct isw_asic_use *use, char *err,
+		     size_t errlen);
+
+/*
+ * Checks use against profile p. Returns 0 when it fits, or -ENOSPC with a message naming the
+ * first stage and resource that is over (e.g. "stage 3: 5 stateful ALUs, tofino1 has 4").
+ */
+int isw_asic_fits(const struct isw_asic_use *use, const struct isw_profile *p, char *err,
+		  size_t errlen);
+
+/* isw_asic_account() then isw_asic_fits() for one declaration on its own. */
+int isw_asic_check(const struct isw_asic_decl *d, const struct isw_profile *p, char *err,
+		   size_t errlen);
+
+/*
+ * Allocates every register array of d, zeroed, and registers them as "pipeline.name". out[i]
+ * receives the array of d->regs[i]. Returns 0 or -errno (message in err); on error nothing is
+ * left allocated.
+ */
+int isw_reg_create_all(const struct isw_asic_decl *d, struct isw_reg **out, char *err,
+		       size_t errlen);
+
+/* Unregisters and frees arrays made by isw_reg_create_all(). */
+void isw_reg_destroy_all(struct isw_reg **regs, unsigned n);
+
+/* Registry lookups; the array pointers stay valid until destroyed. */
+struct isw_reg *isw_reg_find(const char *name);
+unsigned isw_reg_count(void);
+struct isw_reg *isw_reg_at(unsigned i); /* i-th registered array in name order, or NULL */
+
+/* Plain accessors for the control plane (callers make sure no worker runs the array meanwhile). */
+uint64_t isw_reg_get(const struct isw_reg *r, uint32_t idx, unsigned half);
+void isw_reg_set(struct isw_reg *r, uint32_t idx, unsigned half, uint32_t v);
+void isw_reg_clear(struct isw_reg *r);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Global dataplane state, configuration publication by RCU, and the pause handshake the control
+ * plane uses for the rare operations that must not race with packets (register writes).
+ *
+ * Configuration objects reachable by workers are immutable once published: the control thread
+ * builds a new one, publishes it with isw_rcu_publish(), which waits until no worker can still
+ * hold the old one, and then frees the old one.
+ */
+#ifndef ISW_DP_H
+#define ISW_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_rcu_qsbr.h>
+
+#include "isw_limits.h"
+#include "stats.h"
+
+struct isw_worker;
+struct rte_mempool;
+
+/* Per-port fault injection, per direction. Probabilities are fractions of 2^32. */
+struct isw_fault_cfg {
+	bool on;
+	uint64_t drop;
+	uint64_t dup;
+	uint64_t reorder;
+	uint16_t depth; /* a reordered packet waits behind this many others */
+};
+
+/* Per-port settings the workers read; published as a whole by RCU. */
+struct isw_port_conf {
+	uint64_t seed;
+	uint32_t gen; /* bumped on every publication; workers reseed when it changes */
+	struct isw_fault_cfg fault[ISW_MAX_PORTS][2];
+};
+
+struct isw_dp {
+	uint16_t nb_ports;
+	uint16_t nb_workers;
+	uint16_t burst;
+	bool running; /* workers launched */
+	volatile bool quit;
+	uint64_t idle_exit_tsc; /* 0 = never; else quit after this long without traffic */
+	struct rte_mempool *pool;
+	struct rte_rcu_qsbr *rcu;
+	struct isw_worker *workers[ISW_MAX_WORKERS];
+	uint16_t shard_owner[ISW_SHARD_SLOTS];
+	struct isw_port_conf *pconf; /* RCU */
+	uint32_t pause_req;          /* generation asked by the control thread */
+	uint32_t paused[ISW_MAX_WORKERS];
+	struct isw_stats baseline;
+	uint64_t baseline_tsc;
+};
+
+extern struct isw_dp isw_dp;
+
+/*
+ * Replaces *slot with obj, waits until every worker has passed a quiescent state, then calls
+ * free_old on the previous value (if any). Control thread only.
+ */
+void isw_rcu_publish(void **slot, void *obj, void (*free_old)(void *));
+
+/* Acquire-load of an RCU-published pointer, for workers. */
+#define ISW_RCU_LOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+
+/*
+ * Parks every running worker at a safe point between bursts; returns 0 once all are parked, or
+ * -ETIMEDOUT (and resumes them) if one does not answer within a second. No-op before launch.
+ */
+int isw_dp_pause(void);
+void isw_dp_resume(void);
+
+/* Worker side of the handshake: called between bursts. */
+void isw_dp_park(struct isw_worker *w);
+
+/* Maps shard slots to workers round-robin; called once the worker count is known. */
+void isw_dp_shard_init(void);
+
+/* The port settings as last published (control thread). */
+const struct isw_port_conf *isw_port_conf_get(void);
+/* Publishes a modified copy: fn edits the copy; returns fn's result (<0 = nothing published). */
+int isw_port_conf_update(int (*fn)(struct isw_port_conf *c, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,724 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Control commands of the dataplane core: help, version, port, stats, mc, register, pipeline. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_version.h>
+
+#include "cmd.h"
+#include "dp.h"
+#include "fault.h"
+#include "pipeline.h"
+#include "port.h"
+#include "pre.h"
+#include "worker.h"
+
+/* ---- help, version, shutdown ---- */
+
+static int cmd_help(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	char prefix[256] = "";
+	size_t off = 0;
+	for (int i = 0; i < argc && off < sizeof(prefix); i++)
+		off += (size_t)snprintf(prefix + off, sizeof(prefix) - off, "%s%s", i ? " " : "",
+					argv[i]);
+	size_t plen = strlen(prefix);
+	unsigned n = 0;
+	isw_json_arr_open(c->out, "commands");
+	for (const struct isw_cmd *cmd = isw_cmd_next(NULL); cmd; cmd = isw_cmd_next(cmd)) {
+		if (plen && (strncmp(cmd->path, prefix, plen) != 0 ||
+			     (cmd->path[plen] != ' ' && cmd->path[plen] != '\0')))
+			continue;
+		isw_json_obj_open(c->out, NULL);
+		isw_json_strf(c->out, "command", "%s%s%s", cmd->path, cmd->usage[0] ? " " : "",
+			      cmd->usage);
+		isw_json_str_kv(c->out, "help", cmd->help);
+		isw_json_obj_close(c->out);
+		n++;
+	}
+	isw_json_arr_close(c->out);
+	if (n == 0)
+		return isw_cmd_err(c, ENOENT, "no command starts with '%s'", prefix);
+	return 0;
+}
+ISW_CMD_REGISTER(help, "help", "[WORDS...]", "list commands (those starting with WORDS)",
+		 cmd_help)
+
+static int cmd_version(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	isw_json_str_kv(c->out, "version", ISW_VERSION);
+	isw_json_str_kv(c->out, "dpdk", rte_version());
+	isw_json_u64(c->out, "workers", isw_dp.nb_workers);
+	isw_json_u64(c->out, "ports", isw_dp.nb_ports);
+	return 0;
+}
+ISW_CMD_REGISTER(version, "version", "", "show the inswitch and DPDK versions", cmd_version)
+
+static int cmd_shutdown(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	isw_dp.quit = true;
+	return 0;
+}
+ISW_CMD_REGISTER(shutdown, "shutdown", "", "stop the switch (final counters are printed)",
+		 cmd_shutdown)
+
+/* ---- port ---- */
+
+static void port_brief(struct isw_json *j, uint16_t p)
+{
+	const struct isw_port_info *pi = isw_port_info(p);
+	char mac[18];
+	struct rte_eth_link link;
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(p, &link);
+	isw_json_u64(j, "port", p);
+	isw_json_str_kv(j, "name", pi->name);
+	isw_json_str_kv(j, "driver", pi->driver);
+	isw_json_str_kv(j, "mac", isw_fmt_mac(pi->mac, mac));
+	isw_json_str_kv(j, "link", link.link_status ? "up" : "down");
+	isw_json_u64(j, "speed_mbps", link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN
+					      ? 0
+					      : link.link_speed);
+	isw_json_u64(j, "rxq", pi->nb_rxq);
+	isw_json_u64(j, "txq", pi->nb_txq);
+	isw_json_u64(j, "mtu", pi->mtu);
+}
+
+static int cmd_port_list(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	isw_json_arr_open(c->out, "ports");
+	for (uint16_t p = 0; p < isw_dp.nb_ports; p++) {
+		isw_json_obj_open(c->out, NULL);
+		port_brief(c->out, p);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(port_list, "port list", "", "list ports", cmd_port_list)
+
+static void fault_json(struct isw_json *j, const char *key, const struct isw_fault_cfg *f,
+		       const struct isw_fault_stats *st)
+{
+	isw_json_obj_open(j, key);
+	isw_json_bool(j, "on", f->on);
+	isw_json_dbl(j, "drop_pct", isw_fault_pct(f->drop));
+	isw_json_dbl(j, "dup_pct", isw_fault_pct(f->dup));
+	isw_json_dbl(j, "reorder_pct", isw_fault_pct(f->reorder));
+	isw_json_u64(j, "depth", f->depth);
+	isw_json_u64(j, "dropped", st->dropped);
+	isw_json_u64(j, "duplicated", st->duplicated);
+	isw_json_u64(j, "reordered", st->reordered);
+	isw_json_obj_close(j);
+}
+
+static int cmd_port_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint16_t p;
+	if (isw_arg_count(c, argc, 1, 1) < 0 || isw_arg_port(c, argv[0], &p) < 0)
+		return -EINVAL;
+	struct isw_stats s;
+	isw_stats_sum(&s);
+	port_brief(c->out, p);
+	const struct isw_port_stats *ps = &s.port[p];
+	isw_json_u64(c->out, "rx_pkts", ps->rx_pkts);
+	isw_json_u64(c->out, "rx_bytes", ps->rx_bytes);
+	isw_json_u64(c->out, "tx_pkts", ps->tx_pkts);
+	isw_json_u64(c->out, "tx_bytes", ps->tx_bytes);
+	isw_json_u64(c->out, "drops", ps->drops);
+	struct rte_eth_stats es;
+	if (rte_eth_stats_get(p, &es) == 0) {
+		isw_json_u64(c->out, "nic_rx_missed", es.imissed);
+		isw_json_u64(c->out, "nic_rx_errors", es.ierrors);
+		isw_json_u64(c->out, "nic_rx_nombuf", es.rx_nombuf);
+		isw_json_u64(c->out, "nic_tx_errors", es.oerrors);
+	}
+	const struct isw_port_conf *pc = isw_port_conf_get();
+	isw_json_obj_open(c->out, "fault");
+	isw_json_u64(c->out, "seed", pc->seed);
+	fault_json(c->out, "rx", &pc->fault[p][ISW_DIR_RX], &s.fault[p][ISW_DIR_RX]);
+	fault_json(c->out, "tx", &pc->fault[p][ISW_DIR_TX], &s.fault[p][ISW_DIR_TX]);
+	isw_json_obj_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(port_show, "port show", "PORT", "show a port's settings and counters",
+		 cmd_port_show)
+
+struct fault_edit {
+	uint16_t port;
+	unsigned dir;
+	struct isw_fault_cfg cfg;
+};
+
+static int fault_apply(struct isw_port_conf *pc, void *arg)
+{
+	const struct fault_edit *e = arg;
+	pc->fault[e->port][e->dir] = e->cfg;
+	return 0;
+}
+
+static int cmd_port_fault(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	struct fault_edit e;
+	memset(&e, 0, sizeof(e));
+	if (isw_arg_count(c, argc, 3, 10) < 0 || isw_arg_port(c, argv[0], &e.port) < 0)
+		return -EINVAL;
+	if (strcmp(argv[1], "rx") == 0)
+		e.dir = ISW_DIR_RX;
+	else if (strcmp(argv[1], "tx") == 0)
+		e.dir = ISW_DIR_TX;
+	else
+		return isw_cmd_err(c, EINVAL, "direction: '%s' is not rx or tx", argv[1]);
+
+	if (argc == 3 && strcmp(argv[2], "off") == 0)
+		return isw_port_conf_update(fault_apply, &e);
+
+	double drop = 0, dup = 0, reorder = 0;
+	uint32_t depth = 1;
+	for (int i = 2; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			return isw_cmd_err(c, EINVAL, "%s needs a value", argv[i]);
+		int rc;
+		if (strcmp(argv[i], "drop") == 0)
+			rc = isw_arg_pct(c, argv[i + 1], "drop", &drop);
+		else if (strcmp(argv[i], "dup") == 0)
+			rc = isw_arg_pct(c, argv[i + 1], "dup", &dup);
+		else if (strcmp(argv[i], "reorder") == 0)
+			rc = isw_arg_pct(c, argv[i + 1], "reorder", &reorder);
+		else if (strcmp(argv[i], "depth") == 0)
+			rc = isw_arg_u32(c, argv[i + 1], "depth", 1, 64, &depth);
+		else
+			return isw_cmd_err(c, EINVAL,
+					   "unknown fault '%s' (drop, dup, reorder, depth, off)",
+					   argv[i]);
+		if (rc < 0)
+			return rc;
+	}
+	e.cfg.drop = isw_fault_prob(drop);
+	e.cfg.dup = isw_fault_prob(dup);
+	e.cfg.reorder = isw_fault_prob(reorder);
+	e.cfg.depth = (uint16_t)depth;
+	e.cfg.on = e.cfg.drop || e.cfg.dup || e.cfg.reorder;
+	return isw_port_conf_update(fault_apply, &e);
+}
+ISW_CMD_REGISTER(port_fault, "port fault", "PORT rx|tx [drop PCT] [dup PCT] [reorder PCT] "
+					   "[depth N] | PORT rx|tx off",
+		 "inject loss, duplication and reordering on a port's receive or transmit side",
+		 cmd_port_fault)
+
+static int seed_apply(struct isw_port_conf *pc, void *arg)
+{
+	pc->seed = *(uint64_t *)arg;
+	return 0;
+}
+
+static int cmd_port_fault_seed(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint64_t seed;
+	if (isw_arg_count(c, argc, 1, 1) < 0 || isw_arg_u64(c, argv[0], "seed", &seed) < 0)
+		return -EINVAL;
+	return isw_port_conf_update(seed_apply, &seed);
+}
+ISW_CMD_REGISTER(port_fault_seed, "port fault seed", "N",
+		 "reseed every fault generator (runs with one worker repeat exactly)",
+		 cmd_port_fault_seed)
+
+/* ---- stats ---- */
+
+static void stats_json(struct isw_json *j)
+{
+	struct isw_stats s;
+	isw_stats_sum(&s);
+	isw_json_dbl(j, "elapsed_s", isw_stats_elapsed());
+
+	isw_json_arr_open(j, "ports");
+	for (uint16_t p = 0; p < isw_dp.nb_ports; p++) {
+		const struct isw_port_stats *ps = &s.port[p];
+		isw_json_obj_open(j, NULL);
+		isw_json_u64(j, "port", p);
+		isw_json_str_kv(j, "name", isw_port_info(p)->name);
+		isw_json_u64(j, "rx_pkts", ps->rx_pkts);
+		isw_json_u64(j, "rx_bytes", ps->rx_bytes);
+		isw_json_u64(j, "tx_pkts", ps->tx_pkts);
+		isw_json_u64(j, "tx_bytes", ps->tx_bytes);
+		isw_json_u64(j, "drops", ps->drops);
+		isw_json_u64(j, "fault_rx", s.fault[p][0].dropped + s.fault[p][0].duplicated +
+						    s.fault[p][0].reordered);
+		isw_json_u64(j, "fault_tx", s.fault[p][1].dropped + s.fault[p][1].duplicated +
+						    s.fault[p][1].reordered);
+		isw_json_obj_close(j);
+	}
+	isw_json_arr_close(j);
+
+	isw_json_arr_open(j, "pipelines");
+	for (uint16_t id = 0; id < ISW_MAX_PIPELINES; id++) {
+		const struct isw_pipeline *p = isw_pipeline_by_id(id);
+		if (id != 0 && (p == NULL || !p->enabled))
+			continue;
+		const struct isw_pipeline_stats *st = &s.pipeline[id];
+		uint64_t drops = 0;
+		for (unsigned r = 0; r < ISW_DROP_MAX; r++)
+			drops += st->drops[r];
+		isw_json_obj_open(j, NULL);
+		isw_json_str_kv(j, "pipeline", isw_pipeline_name(id));
+		isw_json_u64(j, "pkts", st->pkts);
+		isw_json_u64(j, "consumed", st->consumed);
+		isw_json_u64(j, "drops", drops);
+		isw_json_obj_close(j);
+	}
+	isw_json_arr_close(j);
+
+	isw_json_arr_open(j, "drops");
+	for (uint16_t id = 0; id < ISW_MAX_PIPELINES; id++) {
+		for (unsigned r = 0; r < ISW_DROP_MAX; r++) {
+			if (s.pipeline[id].drops[r] == 0)
+				continue;
+			isw_json_obj_open(j, NULL);
+			isw_json_str_kv(j, "pipeline", isw_pipeline_name(id));
+			isw_json_str_kv(j, "reason", isw_drop_name(r));
+			isw_json_u64(j, "count", s.pipeline[id].drops[r]);
+			isw_json_str_kv(j, "meaning", isw_drop_descr(r));
+			isw_json_obj_close(j);
+		}
+	}
+	isw_json_arr_close(j);
+
+	isw_json_arr_open(j, "workers");
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
+		const struct isw_worker *w = isw_dp.workers[i];
+		isw_json_obj_open(j, NULL);
+		isw_json_u64(j, "worker", i);
+		isw_json_u64(j, "lcore", w->lcore);
+		isw_json_u64(j, "rxqs", w->nb_rxq);
+		isw_json_u64(j, "polls", w->stats.polls);
+		isw_json_dbl(j, "busy_pct", w->stats.polls ? 100.0 * (double)w->stats.busy_polls /
+								     (double)w->stats.polls
+							   : 0.0);
+		isw_json_u64(j, "handoff_out", w->stats.handoff_out);
+		isw_json_u64(j, "handoff_in", w->stats.handoff_in);
+		isw_json_obj_close(j);
+	}
+	isw_json_arr_close(j);
+	isw_json_u64(j, "replicas", s.replicas);
+	isw_json_u64(j, "strict_multi_access", s.strict_multi_access);
+	isw_json_u64(j, "strict_recirc_over", s.strict_recirc_over);
+}
+
+static int cmd_stats_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	stats_json(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(stats_show, "stats show", "",
+		 "show counters: ports, pipelines, drops by reason, workers (totals since reset)",
+		 cmd_stats_show)
+
+static int cmd_stats_reset(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	isw_stats_reset();
+	return 0;
+}
+ISW_CMD_REGISTER(stats_reset, "stats reset", "", "zero the counters shown by stats show",
+		 cmd_stats_reset)
+
+/* The final report printed at shutdown uses the same JSON. */
+void isw_stats_json(struct isw_json *j);
+void isw_stats_json(struct isw_json *j)
+{
+	stats_json(j);
+}
+
+/* ---- mc ---- */
+
+static int arg_group(struct isw_cmd_ctx *c, const char *s, uint16_t *g)
+{
+	uint32_t v;
+	int rc = isw_arg_u32(c, s, "group", 1, ISW_MC_GROUP_MAX, &v);
+	*g = (uint16_t)v;
+	return rc;
+}
+
+static int mc_result(struct isw_cmd_ctx *c, int rc, uint16_t g)
+{
+	switch (rc) {
+	case 0:
+		return 0;
+	case -EEXIST:
+		return isw_cmd_err(c, EEXIST, "group %u: already exists (or member already in it)",
+				   g);
+	case -ENOENT:
+		return isw_cmd_err(c, ENOENT, "group %u: no such group or member", g);
+	case -E2BIG:
+		return isw_cmd_err(c, E2BIG, "group %u: at most %d members", g,
+				   ISW_MC_MEMBERS_MAX);
+	default:
+		return isw_cmd_err(c, -rc, "group %u: %s", g, strerror(-rc));
+	}
+}
+
+static int cmd_mc_create(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint16_t g;
+	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_group(c, argv[0], &g) < 0)
+		return -EINVAL;
+	return mc_result(c, isw_mc_create(g), g);
+}
+ISW_CMD_REGISTER(mc_create, "mc group create", "GROUP", "create an empty multicast group",
+		 cmd_mc_create)
+
+static int cmd_mc_destroy(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint16_t g;
+	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_group(c, argv[0], &g) < 0)
+		return -EINVAL;
+	return mc_result(c, isw_mc_destroy(g), g);
+}
+ISW_CMD_REGISTER(mc_destroy, "mc group destroy", "GROUP", "delete a multicast group",
+		 cmd_mc_destroy)
+
+static int mc_member_args(struct isw_cmd_ctx *c, int argc, char **argv, uint16_t *g,
+			  uint16_t *port, uint16_t *rid)
+{
+	uint32_t v = 0;
+	if (isw_arg_count(c, argc, 2, 3) < 0 || arg_group(c, argv[0], g) < 0 ||
+	    isw_arg_port(c, argv[1], port) < 0)
+		return -EINVAL;
+	if (argc == 3 && isw_arg_u32(c, argv[2], "rid", 0, UINT16_MAX, &v) < 0)
+		return -EINVAL;
+	*rid = argc == 3 ? (uint16_t)v : *port;
+	return 0;
+}
+
+static int cmd_mc_add(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint16_t g, port, rid;
+	if (mc_member_args(c, argc, argv, &g, &port, &rid) < 0)
+		return -EINVAL;
+	return mc_result(c, isw_mc_add(g, port, rid), g);
+}
+ISW_CMD_REGISTER(mc_add, "mc group add", "GROUP PORT [RID]",
+		 "add a replica (port, replication id; RID defaults to PORT)", cmd_mc_add)
+
+static int cmd_mc_del(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint16_t g, port, rid;
+	if (mc_member_args(c, argc, argv, &g, &port, &rid) < 0)
+		return -EINVAL;
+	return mc_result(c, isw_mc_del(g, port, rid), g);
+}
+ISW_CMD_REGISTER(mc_del, "mc group del", "GROUP PORT [RID]", "remove a replica", cmd_mc_del)
+
+static void group_json(struct isw_json *j, const struct isw_mc_group *g)
+{
+	isw_json_obj_open(j, NULL);
+	isw_json_u64(j, "group", g->id);
+	isw_json_arr_open(j, "members");
+	for (unsigned i = 0; i < g->n; i++)
+		isw_json_strf(j, NULL, "%u/%u", g->m[i].port, g->m[i].rid);
+	isw_json_arr_close(j);
+	isw_json_obj_close(j);
+}
+
+static int cmd_mc_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint16_t g = 0;
+	if (isw_arg_count(c, argc, 0, 1) < 0 || (argc == 1 && arg_group(c, argv[0], &g) < 0))
+		return -EINVAL;
+	if (argc == 1 && isw_mc_get(g) == NULL)
+		return isw_cmd_err(c, ENOENT, "group %u: no such group", g);
+	isw_json_arr_open(c->out, "groups");
+	for (uint32_t id = 1; id <= ISW_MC_GROUP_MAX; id++) {
+		const struct isw_mc_group *grp = isw_mc_get((uint16_t)id);
+		if (grp != NULL && (argc == 0 || id == g))
+			group_json(c->out, grp);
+	}
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(mc_show, "mc group show", "[GROUP]",
+		 "show multicast groups; members as port/rid", cmd_mc_show)
+
+/* ---- register ---- */
+
+static int arg_reg(struct isw_cmd_ctx *c, const char *s, struct isw_reg **r)
+{
+	*r = isw_reg_find(s);
+	if (*r == NULL)
+		return isw_cmd_err(c, ENOENT, "no register array '%s' (see 'register list')", s);
+	return 0;
+}
+
+static int cmd_reg_list(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	isw_json_arr_open(c->out, "registers");
+	for (unsigned i = 0; i < isw_reg_count(); i++) {
+		const struct isw_reg *r = isw_reg_at(i);
+		isw_json_obj_open(c->out, NULL);
+		isw_json_str_kv(c->out, "name", r->name);
+		isw_json_str_kv(c->out, "kind", r->kind == ISW_REG_PAIR ? "pair" : "u32");
+		isw_json_u64(c->out, "size", r->size);
+		isw_json_u64(c->out, "stage", r->stage);
+		isw_json_u64(c->out, "bytes", (uint64_t)r->size * 4u * r->kind);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(reg_list, "register list", "", "list register arrays", cmd_reg_list)
+
+#define REG_READ_MAX 65536
+
+static int cmd_reg_read(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	struct isw_reg *r;
+	uint32_t idx, count = 1;
+	if (isw_arg_count(c, argc, 2, 3) < 0 || arg_reg(c, argv[0], &r) < 0)
+		return -EINVAL;
+	if (isw_arg_u32(c, argv[1], "index", 0, r->size - 1, &idx) < 0)
+		return -EINVAL;
+	if (argc == 3 && isw_arg_u32(c, argv[2], "count", 1, REG_READ_MAX, &count) < 0)
+		return -EINVAL;
+	if (count > r->size - idx)
+		return isw_cmd_err(c, ERANGE, "%s has %u cells; %u from %u goes past the end",
+				   r->name, r->size, count, idx);
+	/* Parking the workers makes a range read one consistent snapshot. */
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+	isw_json_str_kv(c->out, "name", r->name);
+	isw_json_u64(c->out, "index", idx);
+	isw_json_arr_open(c->out, "values");
+	for (uint32_t i = idx; i < idx + count; i++) {
+		if (r->kind == ISW_REG_PAIR) {
+			isw_json_obj_open(c->out, NULL);
+			isw_json_u64(c->out, "index", i);
+			isw_json_u64(c->out, "lo", isw_reg_get(r, i, 0));
+			isw_json_u64(c->out, "hi", isw_reg_get(r, i, 1));
+			isw_json_obj_close(c->out);
+		} else {
+			isw_json_u64(c->out, NULL, isw_reg_get(r, i, 0));
+		}
+	}
+	isw_json_arr_close(c->out);
+	isw_dp_resume();
+	return 0;
+}
+ISW_CMD_REGISTER(reg_read, "register read", "NAME INDEX [COUNT]",
+		 "read COUNT cells from INDEX (a consistent snapshot)", cmd_reg_read)
+
+static int cmd_reg_write(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	struct isw_reg *r;
+	uint32_t idx, lo, hi = 0;
+	if (isw_arg_count(c, argc, 3, 4) < 0 || arg_reg(c, argv[0], &r) < 0)
+		return -EINVAL;
+	if (isw_arg_u32(c, argv[1], "index", 0, r->size - 1, &idx) < 0 ||
+	    isw_arg_u32(c, argv[2], "value", 0, UINT32_MAX, &lo) < 0)
+		return -EINVAL;
+	if (r->kind == ISW_REG_PAIR && argc != 4)
+		return isw_cmd_err(c, EINVAL, "%s holds pairs: give LO and HI", r->name);
+	if (r->kind == ISW_REG_U32 && argc != 3)
+		return isw_cmd_err(c, EINVAL, "%s holds single cells: give one VALUE", r->name);
+	if (argc == 4 && isw_arg_u32(c, argv[3], "hi", 0, UINT32_MAX, &hi) < 0)
+		return -EINVAL;
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing written");
+	isw_reg_set(r, idx, 0, lo);
+	if (r->kind == ISW_REG_PAIR)
+		isw_reg_set(r, idx, 1, hi);
+	isw_dp_resume();
+	return 0;
+}
+ISW_CMD_REGISTER(reg_write, "register write", "NAME INDEX VALUE | NAME INDEX LO HI",
+		 "write one cell (workers are paused for it)", cmd_reg_write)
+
+static int cmd_reg_reset(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	struct isw_reg *r;
+	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_reg(c, argv[0], &r) < 0)
+		return -EINVAL;
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing reset");
+	isw_reg_clear(r);
+	isw_dp_resume();
+	return 0;
+}
+ISW_CMD_REGISTER(reg_reset, "register reset", "NAME", "zero every cell of an array",
+		 cmd_reg_reset)
+
+/* ---- pipeline ---- */
+
+static int cmd_pipeline_list(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	isw_json_str_kv(c->out, "profile", isw_profile_current()->name);
+	isw_json_bool(c->out, "strict", isw_pipeline_strict());
+	isw_json_arr_open(c->out, "pipelines");
+	for (struct isw_pipeline *p = isw_pipeline_next(NULL); p; p = isw_pipeline_next(p)) {
+		isw_json_obj_open(c->out, NULL);
+		isw_json_str_kv(c->out, "name", p->name);
+		isw_json_bool(c->out, "enabled", p->enabled);
+		isw_json_str_kv(c->out, "help", p->help);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(pipeline_list, "pipeline list", "",
+		 "list pipelines in chain order, with the resource profile", cmd_pipeline_list)
+
+static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	if (isw_arg_count(c, argc, 1, 1) < 0)
+		return -EINVAL;
+	const struct isw_pipeline *p = isw_pipeline_find(argv[0]);
+	if (p == NULL)
+		return isw_cmd_err(c, ENOENT, "unknown pipeline '%s' (see 'pipeline list')",
+				   argv[0]);
+	const struct isw_profile *prof = isw_profile_current();
+	isw_json_str_kv(c->out, "name", p->name);
+	isw_json_bool(c->out, "enabled", p->enabled);
+	isw_json_str_kv(c->out, "profile", prof->name);
+	struct isw_asic_use use;
+	memset(&use, 0, sizeof(use));
+	char why[200] = "";
+	if (p->asic != NULL && isw_asic_account(p->asic, &use, why, sizeof(why)) < 0)
+		return isw_cmd_err(c, EINVAL, "%s", why);
+	isw_json_bool(c->out, "fits", isw_asic_fits(&use, prof, why, sizeof(why)) == 0);
+	if (why[0])
+		isw_json_str_kv(c->out, "over", why);
+	isw_json_arr_open(c->out, "stages");
+	for (unsigned s = 0; s < use.stages; s++) {
+		isw_json_obj_open(c->out, NULL);
+		isw_json_u64(c->out, "stage", s);
+		isw_json_strf(c->out, "salus", "%u/%u", use.stage[s].salus, prof->salus_per_stage);
+		isw_json_strf(c->out, "tables", "%u/%u", use.stage[s].tables,
+			      prof->tables_per_stage);
+		isw_json_strf(c->out, "sram_kib", "%llu/%llu",
+			      (unsigned long long)(use.stage[s].sram / 1024),
+			      (unsigned long long)(prof->sram_per_stage / 1024));
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	isw_json_arr_open(c->out, "registers");
+	for (unsigned i = 0; p->asic && i < p->asic->nb_regs; i++) {
+		const struct isw_reg_decl *r = &p->asic->regs[i];
+		isw_json_obj_open(c->out, NULL);
+		isw_json_strf(c->out, "name", "%s.%s", p->name, r->name);
+		isw_json_u64(c->out, "stage", r->stage);
+		isw_json_str_kv(c->out, "kind", r->kind == ISW_REG_PAIR ? "pair" : "u32");
+		isw_json_u64(c->out, "size", r->size);
+		isw_json_u64(c->out, "sram_kib", isw_reg_decl_bytes(r) / 1024);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	isw_json_arr_open(c->out, "tables");
+	for (unsigned i = 0; p->asic && i < p->asic->nb_tables; i++) {
+		const struct isw_table_decl *t = &p->asic->tables[i];
+		isw_json_obj_open(c->out, NULL);
+		isw_json_strf(c->out, "name", "%s.%s", p->name, t->name);
+		isw_json_u64(c->out, "stage", t->stage);
+		isw_json_u64(c->out, "entries", t->entries);
+		isw_json_u64(c->out, "sram_kib", isw_table_decl_bytes(t) / 1024);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(pipeline_show, "pipeline show", "NAME",
+		 "show a pipeline's stages, registers and tables against the profile",
+		 cmd_pipeline_show)
+
+static int cmd_pipeline_enable(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	if (isw_arg_count(c, argc, 1, 1) < 0)
+		return -EINVAL;
+	return isw_pipeline_enable(argv[0], c->err, sizeof(c->err));
+}
+ISW_CMD_REGISTER(pipeline_enable, "pipeline enable", "NAME",
+		 "enable a pipeline (checked against the resource profile)", cmd_pipeline_enable)
+
+static int cmd_pipeline_disable(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	if (isw_arg_count(c, argc, 1, 1) < 0)
+		return -EINVAL;
+	return isw_pipeline_disable(argv[0], c->err, sizeof(c->err));
+}
+ISW_CMD_REGISTER(pipeline_disable, "pipeline disable", "NAME",
+		 "disable a pipeline and free its registers", cmd_pipeline_disable)
+
+static int cmd_pipeline_profile(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	if (isw_arg_count(c, argc, 0, 1) < 0)
+		return -EINVAL;
+	if (argc == 1) {
+		const struct isw_profile *want = isw_profile_find(argv[0]);
+		if (want == NULL)
+			return isw_cmd_err(c, ENOENT,
+					   "unknown profile '%s' (tofino1, tofino2, unlimited)",
+					   argv[0]);
+		struct isw_asic_use use;
+		memset(&use, 0, sizeof(use));
+		for (struct isw_pipeline *p = isw_pipeline_next(NULL); p;
+		     p = isw_pipeline_next(p))
+			if (p->enabled && p->asic != NULL &&
+			    isw_asic_account(p->asic, &use, c->err, sizeof(c->err)) < 0)
+				return -EINVAL;
+		char why[200];
+		if (isw_asic_fits(&use, want, why, sizeof(why)) < 0)
+			return isw_cmd_err(c, ENOSPC,
+					   "enabled pipelines do not fit profile %s: %s",
+					   want->name, why);
+		isw_profile_set(want->name);
+	}
+	isw_json_str_kv(c->out, "profile", isw_profile_current()->name);
+	return 0;
+}
+ISW_CMD_REGISTER(pipeline_profile, "pipeline profile", "[tofino1|tofino2|unlimited]",
+		 "show or set the resource profile pipelines are checked against",
+		 cmd_pipeline_profile)
+
+static int cmd_pipeline_strict(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	bool on;
+	uint32_t limit = 0;
+	if (isw_arg_count(c, argc, 1, 3) < 0 || isw_arg_onoff(c, argv[0], "strict", &on) < 0)
+		return -EINVAL;
+	if (argc == 2 || (argc == 3 && strcmp(argv[1], "recirc-limit") != 0))
+		return isw_cmd_err(c, EINVAL, "usage: pipeline strict on|off [recirc-limit N]");
+	if (argc == 3 && isw_arg_u32(c, argv[2], "recirc-limit", 0, 255, &limit) < 0)
+		return -EINVAL;
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++)
+		isw_dp.workers[i]->pass.recirc_limit = limit;
+	isw_dp_resume();
+	isw_pipeline_set_strict(on);
+	return 0;
+}
+ISW_CMD_REGISTER(pipeline_strict, "pipeline strict", "on|off [recirc-limit N]",
+		 "count packet passes that use one register array twice or recirculate over N",
+		 cmd_pipeline_strict)

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pipeline interface. A pipeline is a module that registers itself from a constructor
+ * (ISW_PIPELINE_REGISTER) and is enabled at start-up (--pipeline NAME), by the config file or at
+ * run time (`pipeline enable NAME`). Enabled pipelines form a chain, published to the workers by
+ * RCU; each packet is offered to them in order until one takes it. The l2 pipeline is always
+ * enabled and always last, so every packet is taken.
+ *
+ * process() runs on worker lcores and must never block, allocate, lock or log. enable() and
+ * disable() run on the control thread; disable() runs only after every worker has stopped using
+ * the pipeline.
+ */
+#ifndef ISW_PIPELINE_H
+#define ISW_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+
+#include "asic.h"
+#include "isw_limits.h"
+
+struct isw_worker;
+struct rte_mbuf;
+
+enum {
+	ISW_PKT_NEXT = 0,  /* not mine: offer the packet to the next pipeline */
+	ISW_PKT_TAKEN = 1, /* sent, replicated, consumed, dropped or handed off */
+};
+
+typedef int (*isw_pipeline_fn)(struct isw_worker *w, struct rte_mbuf *m);
+
+struct isw_pipeline {
+	const char *name;
+	const char *help;
+	int order; /* position in the chain: lower runs first; l2 uses INT32_MAX */
+	bool always; /* enabled from start-up and cannot be disabled */
+	const struct isw_asic_decl *asic; /* registers and tables, checked against the profile */
+	/* Allocates state; on error fills err and returns -errno with nothing left allocated. */
+	int (*enable)(struct isw_reg **regs, char *err, size_t errlen);
+	void (*disable)(void);
+	isw_pipeline_fn process;        /* fast build: SALU calls with a NULL pass */
+	isw_pipeline_fn process_strict; /* strict build: counts accesses; may be NULL = same */
+
+	/* Owned by the registry. */
+	uint16_t id; /* counters index; 0 is the dataplane itself */
+	bool enabled;
+	struct isw_reg *regs[ISW_REG_MAX / 4];
+	STAILQ_ENTRY(isw_pipeline) next;
+};
+
+/* Position in the chain, as published to workers. */
+struct isw_chain {
+	unsigned n;
+	struct {
+		isw_pipeline_fn fn;
+		uint16_t id;
+	} stage[ISW_MAX_PIPELINES_CHAIN];
+};
+
+void isw_pipeline_register(struct isw_pipeline *p);
+
+#define ISW_PIPELINE_REGISTER(p)                                                                   \
+	RTE_INIT(isw_pipeline_register_##p)                                                        \
+	{                                                                                          \
+		isw_pipeline_register(&(p));                                                       \
+	}
+
+struct isw_pipeline *isw_pipeline_find(const char *name);
+struct isw_pipeline *isw_pipeline_by_id(uint16_t id);
+/* Iterates registered pipelines in chain order; pass NULL to start. */
+struct isw_pipeline *isw_pipeline_next(struct isw_pipeline *p);
+/* Name shown for counters of id 0 and of pipelines. */
+const char *isw_pipeline_name(uint16_t id);
+
+/*
+ * Enables or disables a pipeline and republishes the chain (RCU). Enabling checks the profile:
+ * every enabled pipeline's declaration together must fit. Returns 0 or -errno with err filled.
+ */
+int isw_pipeline_enable(const char *name, char *err, size_t errlen);
+int isw_pipeline_disable(const char *name, char *err, size_t errlen);
+
+/* Enables the always-on pipelines; called once at start-up. */
+int isw_pipeline_init(char *err, size_t errlen);
+void isw_pipeline_fini(void);
+
+/* Switches every enabled pipeline to its strict (or fast) build and republishes the chain. */
+void isw_pipeline_set_strict(bool on);
+bool isw_pipeline_strict(void);
+
+/* The chain the workers run now (RCU-protected: workers read it between quiescent states). */
+extern struct isw_chain *isw_chain_current;
+
+#endif

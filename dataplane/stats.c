@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "dp.h"
+#include "stats.h"
+#include "worker.h"
+
+/* Adds every uint64_t of src to dst: struct isw_stats holds nothing else. */
+static void add_all(struct isw_stats *dst, const struct isw_stats *src, int sign)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const volatile uint64_t *s = (const volatile uint64_t *)src;
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += sign > 0 ? s[i] : -s[i];
+}
+
+static void sum_raw(struct isw_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
+		struct isw_worker *w = isw_dp.workers[i];
+		if (w == NULL)
+			continue;
+		add_all(out, &w->stats, 1);
+		out->strict_multi_access += w->pass.multi_access;
+		out->strict_recirc_over += w->pass.recirc_over;
+	}
+}
+
+void isw_stats_sum(struct isw_stats *out)
+{
+	sum_raw(out);
+	add_all(out, &isw_dp.baseline, -1);
+}
+
+void isw_stats_reset(void)
+{
+	sum_raw(&isw_dp.baseline);
+	isw_dp.baseline_tsc = rte_get_tsc_cycles();
+}
+
+double isw_stats_elapsed(void)
+{
+	return (double)(rte_get_tsc_cycles() - isw_dp.baseline_tsc) / (double)rte_get_tsc_hz();
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters. Each worker lcore owns one struct isw_stats and is its only writer (plain
+ * increments, no atomics); readers (control thread, telemetry) sum them and may see a value a
+ * few packets old. Reset never writes worker memory: it stores a baseline that readers subtract.
+ */
+#ifndef ISW_STATS_H
+#define ISW_STATS_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "drop.h"
+#include "isw_limits.h"
+
+struct isw_port_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t drops; /* every drop of a packet that entered on this port */
+};
+
+enum isw_dir { ISW_DIR_RX = 0, ISW_DIR_TX = 1 };
+
+struct isw_fault_stats {
+	uint64_t dropped;
+	uint64_t duplicated;
+	uint64_t reordered;
+};
+
+struct isw_pipeline_stats {
+	uint64_t pkts;     /* packets the pipeline took (did not pass to the next one) */
+	uint64_t consumed; /* absorbed with nothing sent, e.g. an aggregated contribution */
+	uint64_t drops[ISW_DROP_MAX];
+};
+
+struct isw_stats {
+	struct isw_port_stats port[ISW_MAX_PORTS];
+	struct isw_fault_stats fault[ISW_MAX_PORTS][2];
+	struct isw_pipeline_stats pipeline[ISW_MAX_PIPELINES];
+	uint64_t handoff_out; /* packets sent to another lcore's inbox */
+	uint64_t handoff_in;  /* packets taken from this lcore's inbox */
+	uint64_t replicas;    /* copies made by the replication engine */
+	uint64_t polls;       /* loop iterations */
+	uint64_t busy_polls;  /* iterations that received at least one packet */
+	uint64_t strict_multi_access;
+	uint64_t strict_recirc_over;
+} __rte_cache_aligned;
+
+/* Sum of every worker's counters minus the baseline of the last reset. */
+void isw_stats_sum(struct isw_stats *out);
+
+/* Makes the current sums the new zero; control thread only. */
+void isw_stats_reset(void);
+
+/* Seconds since start-up or the last reset. */
+double isw_stats_elapsed(void);
+
+#endif

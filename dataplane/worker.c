@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The worker loop: poll, run the chain on each packet, drain the inbox, transmit. */
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_prefetch.h>
+
+#include "pipeline.h"
+#include "worker.h"
+
+void isw_tx_flush(struct isw_worker *w, uint16_t port)
+{
+	struct isw_txbuf *b = &w->tx[port];
+	if (b->n == 0)
+		return;
+	uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->txq[port], b->pkts, b->n);
+	struct isw_port_stats *ps = &w->stats.port[port];
+	ps->tx_pkts += sent;
+	for (uint16_t i = 0; i < sent; i++)
+		ps->tx_bytes += rte_pktmbuf_pkt_len(b->pkts[i]);
+	for (uint16_t i = sent; i < b->n; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		w->stats.pipeline[0].drops[ISW_DROP_TX_FULL]++;
+		w->stats.port[isw_meta(m)->in_port].drops++;
+		rte_pktmbuf_free(m);
+	}
+	b->n = 0;
+}
+
+static void deliver_tx(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	isw_tx_buffer(w, port, m);
+}
+
+void isw_tx_fault(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	isw_fault_apply(w, &w->pconf->fault[port][ISW_DIR_TX], port, ISW_DIR_TX, m, deliver_tx);
+}
+
+static void inbox_put(struct isw_worker *w, struct rte_mbuf *m, uint16_t owner)
+{
+	if (unlikely(rte_ring_mp_enqueue(isw_dp.workers[owner]->inbox, m) != 0)) {
+		uint16_t saved = w->cur_id;
+		w->cur_id = 0;
+		isw_drop(w, m, ISW_DROP_HANDOFF_FULL);
+		w->cur_id = saved;
+		return;
+	}
+	w->stats.handoff_out++;
+}
+
+void isw_tx_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t port)
+{
+	struct isw_meta *meta = isw_meta(m);
+	meta->kind = ISW_HANDOFF_TX;
+	meta->tx_port = port;
+	inbox_put(w, m, w->tx_owner[port]);
+}
+
+int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard)
+{
+	struct isw_meta *meta = isw_meta(m);
+	meta->kind = ISW_HANDOFF_RESUME;
+	meta->resume = w->cur;
+	inbox_put(w, m, isw_dp.shard_owner[shard % ISW_SHARD_SLOTS]);
+	return ISW_PKT_TAKEN;
+}
+
+void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
+		   unsigned from)
+{
+	for (unsigned i = from; i < c->n; i++) {
+		w->cur = (uint8_t)i;
+		w->cur_id = c->stage[i].id;
+		if (c->stage[i].fn(w, m) == ISW_PKT_TAKEN) {
+			w->stats.pipeline[c->stage[i].id].pkts++;
+			return;
+		}
+	}
+	w->cur_id = 0;
+	isw_drop(w, m, ISW_DROP_NO_PIPELINE);
+}
+
+/* Context for deliver_rx: the chain of this iteration. */
+static __thread const struct isw_chain *rx_chain;
+
+static void deliver_rx(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	RTE_SET_USED(port);
+	isw_chain_run(w, rx_chain, m, 0);
+}
+
+static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t port,
+		     uint16_t queue, uint64_t now)
+{
+	struct rte_mbuf *pkts[ISW_BURST_MAX];
+	uint16_t n = rte_eth_rx_burst(port, queue, pkts, isw_dp.burst);
+	if (n == 0)
+		return;
+	w->last_active = now;
+	struct isw_port_stats *ps = &w->stats.port[port];
+	ps->rx_pkts += n;
+	const struct isw_fault_cfg *f = &w->pconf->fault[port][ISW_DIR_RX];
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		ps->rx_bytes += rte_pktmbuf_pkt_len(m);
+		struct isw_meta *meta = isw_meta(m);
+		meta->in_port = port;
+		meta->kind = 0;
+		if (unlikely(f->on)) {
+			rx_chain = c;
+			isw_fault_apply(w, f, port, ISW_DIR_RX, m, deliver_rx);
+			continue;
+		}
+		isw_chain_run(w, c, m, 0);
+	}
+}
+
+static void drain_inbox(struct isw_worker *w, const struct isw_chain *c, uint64_t now)
+{
+	struct rte_mbuf *pkts[ISW_BURST_MAX];
+	unsigned n = rte_ring_sc_dequeue_burst(w->inbox, (void **)pkts, ISW_BURST_MAX, NULL);
+	if (n == 0)
+		return;
+	w->last_active = now;
+	w->stats.handoff_in += n;
+	for (unsigned i = 0; i < n; i++) {
+		struct isw_meta *meta = isw_meta(pkts[i]);
+		uint8_t kind = meta->kind;
+		meta->kind = 0;
+		if (kind == ISW_HANDOFF_TX) {
+			w->cur_id = 0;
+			isw_tx(w, pkts[i], meta->tx_port);
+		} else {
+			isw_chain_run(w, c, pkts[i], meta->resume);
+		}
+	}
+}
+
+static void flush_faults(struct isw_worker *w, const struct isw_chain *c, bool force)
+{
+	rx_chain = c;
+	for (uint16_t p = 0; p < isw_dp.nb_ports; p++) {
+		isw_fault_flush(w, p, ISW_DIR_RX, deliver_rx, force);
+		if (w->txq[p] >= 0)
+			isw_fault_flush(w, p, ISW_DIR_TX, deliver_tx, force);
+	}
+}
+
+/* True when every worker has been idle for idle_exit_tsc; only worker 0 decides. */
+static bool all_idle(uint64_t now)
+{
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
+		const struct isw_worker *o = isw_dp.workers[i];
+		if (now - __atomic_load_n(&o->last_active, __ATOMIC_RELAXED) < isw_dp.idle_exit_tsc)
+			return false;
+		if (rte_ring_count(o->inbox) != 0)
+			return false;
+	}
+	return true;
+}
+
+int isw_worker_main(void *arg)
+{
+	struct isw_worker *w = arg;
+	rte_rcu_qsbr_thread_register(isw_dp.rcu, w->index);
+	rte_rcu_qsbr_thread_online(isw_dp.rcu, w->index);
+	w->last_active = rte_get_tsc_cycles();
+
+	while (!isw_dp.quit) {
+		uint64_t now = rte_get_tsc_cycles();
+		const struct isw_chain *c = ISW_RCU_LOAD(isw_chain_current);
+		w->pconf = ISW_RCU_LOAD(isw_dp.pconf);
+		uint64_t before = w->last_active;
+
+		for (uint16_t i = 0; i < w->nb_rxq; i++)
+			rx_queue(w, c, w->rxq[i].port, w->rxq[i].queue, now);
+		drain_inbox(w, c, now);
+		flush_faults(w, c, false);
+		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
+			if (w->tx[p].n)
+				isw_tx_flush(w, p);
+
+		w->stats.polls++;
+		if (w->last_active != before)
+			w->stats.busy_polls++;
+		else if (isw_dp.idle_exit_tsc && w->index == 0 && all_idle(now))
+			isw_dp.quit = true;
+
+		rte_rcu_qsbr_quiescent(isw_dp.rcu, w->index);
+		if (unlikely(__atomic_load_n(&isw_dp.pause_req, __ATOMIC_ACQUIRE) & 1u))
+			isw_dp_park(w);
+	}
+
+	isw_worker_drain(w);
+	rte_rcu_qsbr_thread_offline(isw_dp.rcu, w->index);
+	rte_rcu_qsbr_thread_unregister(isw_dp.rcu, w->index);
+	return 0;
+}
+
+void isw_worker_drain(struct isw_worker *w)
+{
+	const struct isw_chain *c = ISW_RCU_LOAD(isw_chain_current);
+	w->pconf = ISW_RCU_LOAD(isw_dp.pconf);
+	flush_faults(w, c, true);
+	drain_inbox(w, c, rte_get_tsc_cycles());
+	for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
+		if (w->txq[p] >= 0)
+			isw_tx_flush(w, p);
+}

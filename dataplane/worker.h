@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Worker lcores and the fast-path API pipelines use to dispose of a packet: transmit, drop,
+ * consume, replicate (pre.h) or hand off to the lcore that owns the packet's shard.
+ *
+ * Everything here runs on worker lcores: it never blocks, allocates from the heap, locks, logs
+ * or makes a syscall. A pipeline must dispose of every packet it takes exactly once.
+ */
+#ifndef ISW_WORKER_H
+#define ISW_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "asic.h"
+#include "dp.h"
+#include "fault.h"
+#include "isw_limits.h"
+#include "stats.h"
+
+struct isw_chain;
+
+/* Per-packet metadata in the mbuf private area. */
+struct isw_meta {
+	uint16_t in_port;
+	uint8_t kind;   /* enum isw_handoff_kind, while in an inbox */
+	uint8_t resume; /* chain position to resume at (ISW_HANDOFF_RESUME) */
+	uint16_t tx_port;
+	uint16_t unused;
+};
+
+enum isw_handoff_kind {
+	ISW_HANDOFF_RESUME = 1, /* run the chain from meta.resume: the shard is ours */
+	ISW_HANDOFF_TX = 2,     /* transmit on meta.tx_port: we own that tx queue */
+};
+
+static inline struct isw_meta *isw_meta(struct rte_mbuf *m)
+{
+	return (struct isw_meta *)rte_mbuf_to_priv(m);
+}
+
+struct isw_txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkts[ISW_BURST_MAX];
+};
+
+struct isw_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+
+struct isw_worker {
+	unsigned lcore;
+	uint16_t index; /* 0..nb_workers-1; also the RCU thread id */
+	uint16_t nb_rxq;
+	struct isw_rxq rxq[ISW_MAX_RXQ];
+	int16_t txq[ISW_MAX_PORTS];      /* our tx queue on each port, or -1 */
+	uint16_t tx_owner[ISW_MAX_PORTS]; /* worker that transmits for us where txq is -1 */
+	struct rte_ring *inbox;
+	uint8_t cur;     /* chain position of the pipeline running now */
+	uint16_t cur_id; /* and its id, for counters */
+	const struct isw_port_conf *pconf; /* snapshot for this loop iteration */
+	uint64_t last_active; /* TSC of the last packet seen */
+	struct isw_pass pass;
+	struct isw_stats stats;
+	struct isw_fault_state fault[ISW_MAX_PORTS][2];
+	struct isw_txbuf tx[ISW_MAX_PORTS];
+} __rte_cache_aligned;
+
+/* Slow paths, out of line. */
+void isw_tx_flush(struct isw_worker *w, uint16_t port);
+void isw_tx_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t port);
+int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard);
+
+/* Counts a drop of m for the running pipeline and its ingress port, and frees m. */
+static inline void isw_drop(struct isw_worker *w, struct rte_mbuf *m, enum isw_drop reason)
+{
+	w->stats.pipeline[w->cur_id].drops[reason]++;
+	w->stats.port[isw_meta(m)->in_port].drops++;
+	rte_pktmbuf_free(m);
+}
+
+/* Frees a packet whose content the pipeline absorbed (nothing is sent, nothing is lost). */
+static inline void isw_consume(struct isw_worker *w, struct rte_mbuf *m)
+{
+	w->stats.pipeline[w->cur_id].consumed++;
+	rte_pktmbuf_free(m);
+}
+
+/* Queues m for port's tx queue on this lcore, after its tx faults. */
+static inline void isw_tx_buffer(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct isw_txbuf *b = &w->tx[port];
+	b->pkts[b->n++] = m;
+	if (unlikely(b->n == ISW_BURST_MAX))
+		isw_tx_flush(w, port);
+}
+
+void isw_tx_fault(struct isw_worker *w, uint16_t port, struct rte_mbuf *m);
+
+/* Sends m out of port. */
+static inline void isw_tx(struct isw_worker *w, struct rte_mbuf *m, uint16_t port)
+{
+	if (unlikely(port >= isw_dp.nb_ports)) {
+		isw_drop(w, m, ISW_DROP_BAD_PORT);
+		return;
+	}
+	if (unlikely(w->txq[port] < 0)) {
+		isw_tx_handoff(w, m, port);
+		return;
+	}
+	if (unlikely(w->pconf->fault[port][ISW_DIR_TX].on)) {
+		isw_tx_fault(w, port, m);
+		return;
+	}
+	isw_tx_buffer(w, port, m);
+}
+
+/* True when shard belongs to this lcore. Shards map to owners modulo ISW_SHARD_SLOTS. */
+static inline bool isw_shard_local(const struct isw_worker *w, uint32_t shard)
+{
+	return isw_dp.shard_owner[shard % ISW_SHARD_SLOTS] == w->index;
+}
+
+/*
+ * The usual opening of a stateful pipeline: returns true when the caller may go on touching the
+ * shard's registers; otherwise m has been handed to the owner (who will run this pipeline on it
+ * again from the start) and the caller returns ISW_PKT_TAKEN.
+ */
+static inline bool isw_shard_claim(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard)
+{
+	if (likely(isw_shard_local(w, shard)))
+		return true;
+	isw_handoff(w, m, shard);
+	return false;
+}
+
+/* Runs the chain on m from position from; the worker loop's and the inbox's entry point. */
+void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
+		   unsigned from);
+
+/* The worker loop; lcore_launch entry point. arg is the struct isw_worker. */
+int isw_worker_main(void *arg);
+
+/* Releases held packets, runs what is in the inbox and transmits; for shutdown, when w's
+ * lcore has stopped (or from that lcore). */
+void isw_worker_drain(struct isw_worker *w);
+
+#endif
