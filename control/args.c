@@ -26,8 +26,8 @@ int isw_arg_u64(struct isw_cmd_ctx *c, const char *s, const char *what, uint64_t
 	return 0;
 }
 
-int isw_arg_u32(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t min,
-		uint32_t max, uint32_t *out)
+int isw_arg_u32(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t min, uint32_t max,
+                uint32_t *out)
 {
 	uint64_t v;
 	int rc = isw_arg_u64(c, s, what, &v);
@@ -35,7 +35,7 @@ int isw_arg_u32(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t
 		return rc;
 	if (v < min || v > max)
 		return isw_cmd_err(c, ERANGE, "%s: %s is out of range %" PRIu32 "..%" PRIu32, what,
-				   s, min, max);
+		                   s, min, max);
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -54,7 +54,7 @@ int isw_arg_pct(struct isw_cmd_ctx *c, const char *s, const char *what, double *
 	double v = strtod(buf, &end);
 	if (buf[0] == '\0' || *end != '\0' || errno != 0 || !(v >= 0 && v <= 100))
 		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a percentage between 0 and 100",
-				   what, s);
+		                   what, s);
 	*out = v;
 	return 0;
 }
@@ -64,16 +64,16 @@ int isw_arg_mac(struct isw_cmd_ctx *c, const char *s, const char *what, uint8_t 
 	unsigned b[6];
 	char tail;
 	if (strlen(s) != 17 || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-				      &b[4], &b[5], &tail) != 6)
+	                              &b[4], &b[5], &tail) != 6)
 		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)",
-				   what, s);
+		                   what, s);
 	for (int i = 0; i < 6; i++) {
 		/* sscanf's %x accepts signs and spaces; the length check and this catch them. */
 		if (s[i * 3] == ' ' || s[i * 3] == '+' || s[i * 3] == '-' ||
 		    (i < 5 && s[i * 3 + 2] != ':'))
 			return isw_cmd_err(c, EINVAL,
-					   "%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", what,
-					   s);
+			                   "%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)",
+			                   what, s);
 		mac[i] = (uint8_t)b[i];
 	}
 	return 0;
@@ -118,12 +118,12 @@ int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi)
 	if (argc >= lo && argc <= hi)
 		return 0;
 	return isw_cmd_err(c, EINVAL, "%s arguments; usage: %s %s",
-			   argc < lo ? "missing" : "too many", c->cmd->path, c->cmd->usage);
+	                   argc < lo ? "missing" : "too many", c->cmd->path, c->cmd->usage);
 }
 
 char *isw_fmt_mac(const uint8_t mac[6], char *buf)
 {
 	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
-		 mac[5]);
+	         mac[5]);
 	return buf;
 }

@@ -15,7 +15,8 @@ void isw_cmd_register(struct isw_cmd *cmd)
 {
 	/* Sorted by path, so help lists and "did you mean" hints are stable. */
 	struct isw_cmd *prev = NULL, *it;
-	STAILQ_FOREACH (it, &cmds, next) {
+	STAILQ_FOREACH(it, &cmds, next)
+	{
 		if (strcmp(it->path, cmd->path) > 0)
 			break;
 		prev = it;
@@ -123,7 +124,8 @@ static bool next_words(int k, char **argv, char *buf, size_t len)
 	size_t last_len = 0;
 	buf[0] = '\0';
 	const struct isw_cmd *c;
-	STAILQ_FOREACH (c, &cmds, next) {
+	STAILQ_FOREACH(c, &cmds, next)
+	{
 		const char *rest;
 		if (!path_prefix(c->path, k, argv, &rest) || *rest == '\0')
 			continue;
@@ -144,7 +146,8 @@ static int dispatch(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	const struct isw_cmd *best = NULL, *it;
 	int best_n = 0;
-	STAILQ_FOREACH (it, &cmds, next) {
+	STAILQ_FOREACH(it, &cmds, next)
+	{
 		int n = path_match(it->path, argc, argv);
 		if (n > best_n) {
 			best = it;
@@ -165,9 +168,9 @@ static int dispatch(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, EINVAL, "unknown command '%s' (try 'help')", argv[0]);
 	if (k == argc)
 		return isw_cmd_err(c, EINVAL, "incomplete command: '%s' expects one of: %s",
-				   argv[k - 1], words);
+		                   argv[k - 1], words);
 	return isw_cmd_err(c, EINVAL, "unknown command '%s' after '%s': expected one of: %s",
-			   argv[k], argv[k - 1], words);
+	                   argv[k], argv[k - 1], words);
 }
 
 int isw_cmd_exec(const char *line, struct isw_json *out)
@@ -184,7 +187,7 @@ int isw_cmd_exec(const char *line, struct isw_json *out)
 	size_t len = strlen(line);
 	if (len >= sizeof(buf)) {
 		rc = isw_cmd_err(&c, E2BIG, "line too long (%zu bytes, at most %d)", len,
-				 ISW_CMD_LINE_MAX - 1);
+		                 ISW_CMD_LINE_MAX - 1);
 		goto reply;
 	}
 	memcpy(buf, line, len + 1);
@@ -240,7 +243,7 @@ int isw_cmd_exec_file(const char *path, char *err, size_t errlen)
 			/* The reply is {"ok":false,"error":"..."}: show the message itself. */
 			const char *msg = strstr(isw_json_str(&out), "\"error\":\"");
 			snprintf(err, errlen, "%s:%u: %.*s", path, lineno,
-				 msg ? (int)strlen(msg + 9) - 2 : 0, msg ? msg + 9 : "");
+			         msg ? (int)strlen(msg + 9) - 2 : 0, msg ? msg + 9 : "");
 			break;
 		}
 	}

@@ -44,12 +44,12 @@ struct isw_cmd {
 
 void isw_cmd_register(struct isw_cmd *cmd);
 
-#define ISW_CMD_REGISTER(id, path_, usage_, help_, fn_)                                            \
-	static struct isw_cmd isw_cmd_##id = {                                                     \
-		.path = (path_), .usage = (usage_), .help = (help_), .fn = (fn_)};                 \
-	RTE_INIT(isw_cmd_register_##id)                                                            \
-	{                                                                                          \
-		isw_cmd_register(&isw_cmd_##id);                                                   \
+#define ISW_CMD_REGISTER(id, path_, usage_, help_, fn_)                            \
+	static struct isw_cmd isw_cmd_##id = {                                     \
+	        .path = (path_), .usage = (usage_), .help = (help_), .fn = (fn_)}; \
+	RTE_INIT(isw_cmd_register_##id)                                            \
+	{                                                                          \
+		isw_cmd_register(&isw_cmd_##id);                                   \
 	}
 
 /*
@@ -73,11 +73,11 @@ const struct isw_cmd *isw_cmd_next(const struct isw_cmd *cmd);
 
 /* Sets c->err and returns -e; for handlers. */
 int isw_cmd_err(struct isw_cmd_ctx *c, int e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 /* Argument parsers for handlers: each fills *out or sets a message naming what and returns <0. */
-int isw_arg_u32(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t min,
-		uint32_t max, uint32_t *out);
+int isw_arg_u32(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t min, uint32_t max,
+                uint32_t *out);
 int isw_arg_u64(struct isw_cmd_ctx *c, const char *s, const char *what, uint64_t *out);
 int isw_arg_pct(struct isw_cmd_ctx *c, const char *s, const char *what, double *out);
 int isw_arg_mac(struct isw_cmd_ctx *c, const char *s, const char *what, uint8_t mac[6]);

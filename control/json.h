@@ -36,7 +36,7 @@ void isw_json_arr_open(struct isw_json *j, const char *key);
 void isw_json_arr_close(struct isw_json *j);
 void isw_json_str_kv(struct isw_json *j, const char *key, const char *v);
 void isw_json_strf(struct isw_json *j, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 void isw_json_u64(struct isw_json *j, const char *key, uint64_t v);
 void isw_json_i64(struct isw_json *j, const char *key, int64_t v);
 void isw_json_dbl(struct isw_json *j, const char *key, double v);

@@ -82,7 +82,7 @@ static int jp_grow(struct jp *p, void **arr, size_t *cap, size_t n, size_t sz)
 }
 
 static int jp_literal(struct jp *p, struct isw_jv *v, const char *word, enum isw_jv_type type,
-		      bool b)
+                      bool b)
 {
 	size_t i, n = strlen(word);
 

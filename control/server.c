@@ -76,7 +76,7 @@ static int client_lines(struct client *cl, struct isw_json *out)
 			isw_json_obj_open(out, NULL);
 			isw_json_bool(out, "ok", false);
 			isw_json_strf(out, "error", "line too long (at most %d bytes)",
-				      ISW_CMD_LINE_MAX - 1);
+			              ISW_CMD_LINE_MAX - 1);
 			isw_json_obj_close(out);
 		} else {
 			isw_cmd_exec(start, out);
@@ -195,7 +195,7 @@ int isw_server_start(const char *path, mode_t mode)
 	}
 	if (socket_live(path)) {
 		fprintf(stderr, "inswitch: %s is in use by another inswitch (use --ctl PATH)\n",
-			path);
+		        path);
 		return -EADDRINUSE;
 	}
 	unlink(path);

@@ -49,7 +49,7 @@ static int tel_drops(const char *cmd, const char *params, struct rte_tel_data *d
 				continue;
 			char key[64];
 			snprintf(key, sizeof(key), "%s.%s", isw_pipeline_name(id),
-				 isw_drop_name(r));
+			         isw_drop_name(r));
 			rte_tel_data_add_dict_u64(d, key, s.pipeline[id].drops[r]);
 		}
 	}
@@ -78,10 +78,10 @@ static int tel_pipelines(const char *cmd, const char *params, struct rte_tel_dat
 int isw_telemetry_init(void)
 {
 	int rc = rte_telemetry_register_cmd("/inswitch/ports", tel_ports,
-					    "Per-port packet, byte and drop counters");
+	                                    "Per-port packet, byte and drop counters");
 	rc |= rte_telemetry_register_cmd("/inswitch/drops", tel_drops,
-					 "Drops by pipeline and reason (non-zero only)");
+	                                 "Drops by pipeline and reason (non-zero only)");
 	rc |= rte_telemetry_register_cmd("/inswitch/pipelines", tel_pipelines,
-					 "Packets taken and consumed per enabled pipeline");
+	                                 "Packets taken and consumed per enabled pipeline");
 	return rc;
 }

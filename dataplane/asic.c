@@ -14,13 +14,13 @@
  * pipe, 4 stateful ALUs per stage, 16 logical tables per stage, and 80 SRAM blocks of 128 Kbit
  * (16 KiB) per stage. docs/asic-model.md says what the model leaves out.
  */
-#define SRAM_BLOCK   (16u * 1024)
-#define TOFINO_SRAM  (80ull * SRAM_BLOCK)
+#define SRAM_BLOCK  (16u * 1024)
+#define TOFINO_SRAM (80ull * SRAM_BLOCK)
 
 static const struct isw_profile profiles[] = {
-	{"tofino1", 12, 4, 16, TOFINO_SRAM},
-	{"tofino2", 20, 4, 16, TOFINO_SRAM},
-	{"unlimited", ISW_STAGES_MAX, UINT32_MAX, UINT32_MAX, UINT64_MAX},
+        {"tofino1", 12, 4, 16, TOFINO_SRAM},
+        {"tofino2", 20, 4, 16, TOFINO_SRAM},
+        {"unlimited", ISW_STAGES_MAX, UINT32_MAX, UINT32_MAX, UINT64_MAX},
 };
 
 static const struct isw_profile *cur_profile = &profiles[1];
@@ -75,24 +75,24 @@ static bool is_pow2(uint32_t v)
 }
 
 int isw_asic_account(const struct isw_asic_decl *d, struct isw_asic_use *use, char *err,
-		     size_t errlen)
+                     size_t errlen)
 {
 	for (unsigned i = 0; i < d->nb_regs; i++) {
 		const struct isw_reg_decl *r = &d->regs[i];
 		if (!is_pow2(r->size) || r->size > ISW_REG_CELLS_MAX) {
 			snprintf(err, errlen,
-				 "%s.%s: size %u is not a power of two between 1 and %u",
-				 d->pipeline, r->name, r->size, ISW_REG_CELLS_MAX);
+			         "%s.%s: size %u is not a power of two between 1 and %u",
+			         d->pipeline, r->name, r->size, ISW_REG_CELLS_MAX);
 			return -EINVAL;
 		}
 		if (r->kind != ISW_REG_U32 && r->kind != ISW_REG_PAIR) {
 			snprintf(err, errlen, "%s.%s: unknown register kind %u", d->pipeline,
-				 r->name, r->kind);
+			         r->name, r->kind);
 			return -EINVAL;
 		}
 		if (r->stage >= ISW_STAGES_MAX) {
 			snprintf(err, errlen, "%s.%s: stage %u is beyond the model's %u stages",
-				 d->pipeline, r->name, r->stage, ISW_STAGES_MAX);
+			         d->pipeline, r->name, r->stage, ISW_STAGES_MAX);
 			return -EINVAL;
 		}
 		use->stage[r->stage].salus++;
@@ -104,7 +104,7 @@ int isw_asic_account(const struct isw_asic_decl *d, struct isw_asic_use *use, ch
 		const struct isw_table_decl *t = &d->tables[i];
 		if (t->stage >= ISW_STAGES_MAX) {
 			snprintf(err, errlen, "%s.%s: stage %u is beyond the model's %u stages",
-				 d->pipeline, t->name, t->stage, ISW_STAGES_MAX);
+			         d->pipeline, t->name, t->stage, ISW_STAGES_MAX);
 			return -EINVAL;
 		}
 		use->stage[t->stage].tables++;
@@ -116,29 +116,29 @@ int isw_asic_account(const struct isw_asic_decl *d, struct isw_asic_use *use, ch
 }
 
 int isw_asic_fits(const struct isw_asic_use *use, const struct isw_profile *p, char *err,
-		  size_t errlen)
+                  size_t errlen)
 {
 	if (use->stages > p->stages) {
 		snprintf(err, errlen, "needs %u stages, %s has %u", use->stages, p->name,
-			 p->stages);
+		         p->stages);
 		return -ENOSPC;
 	}
 	for (unsigned s = 0; s < use->stages; s++) {
 		const struct isw_stage_use *u = &use->stage[s];
 		if (u->salus > p->salus_per_stage) {
 			snprintf(err, errlen, "stage %u: %u stateful ALUs, %s has %u", s, u->salus,
-				 p->name, p->salus_per_stage);
+			         p->name, p->salus_per_stage);
 			return -ENOSPC;
 		}
 		if (u->tables > p->tables_per_stage) {
 			snprintf(err, errlen, "stage %u: %u tables, %s has %u", s, u->tables,
-				 p->name, p->tables_per_stage);
+			         p->name, p->tables_per_stage);
 			return -ENOSPC;
 		}
 		if (u->sram > p->sram_per_stage) {
 			snprintf(err, errlen, "stage %u: %llu KiB of SRAM, %s has %llu KiB", s,
-				 (unsigned long long)(u->sram / 1024), p->name,
-				 (unsigned long long)(p->sram_per_stage / 1024));
+			         (unsigned long long)(u->sram / 1024), p->name,
+			         (unsigned long long)(p->sram_per_stage / 1024));
 			return -ENOSPC;
 		}
 	}
@@ -146,7 +146,7 @@ int isw_asic_fits(const struct isw_asic_use *use, const struct isw_profile *p, c
 }
 
 int isw_asic_check(const struct isw_asic_decl *d, const struct isw_profile *p, char *err,
-		   size_t errlen)
+                   size_t errlen)
 {
 	struct isw_asic_use use;
 	memset(&use, 0, sizeof(use));
@@ -157,7 +157,7 @@ int isw_asic_check(const struct isw_asic_decl *d, const struct isw_profile *p, c
 	rc = isw_asic_fits(&use, p, why, sizeof(why));
 	if (rc < 0)
 		snprintf(err, errlen, "pipeline %s does not fit profile %s: %s", d->pipeline,
-			 p->name, why);
+		         p->name, why);
 	return rc;
 }
 
@@ -170,7 +170,7 @@ static int registry_slot(void)
 }
 
 static struct isw_reg *reg_alloc(const char *pipeline, const struct isw_reg_decl *d, char *err,
-				 size_t errlen)
+                                 size_t errlen)
 {
 	char name[2 * ISW_NAME_MAX];
 	if ((size_t)snprintf(name, sizeof(name), "%s.%s", pipeline, d->name) >= sizeof(name)) {
@@ -220,7 +220,7 @@ static void reg_free(struct isw_reg *r)
 }
 
 int isw_reg_create_all(const struct isw_asic_decl *d, struct isw_reg **out, char *err,
-		       size_t errlen)
+                       size_t errlen)
 {
 	struct isw_asic_use use;
 	memset(&use, 0, sizeof(use));

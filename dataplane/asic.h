@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ISW_NAME_MAX 32
-#define ISW_REG_MAX  256 /* register arrays alive at once, over all pipelines */
+#define ISW_NAME_MAX      32
+#define ISW_REG_MAX       256 /* register arrays alive at once, over all pipelines */
 #define ISW_REG_CELLS_MAX (1u << 26)
 
 enum isw_reg_kind {
@@ -107,7 +107,7 @@ static inline uint32_t isw_salu_read(struct isw_pass *p, const struct isw_reg *r
 
 /* Stream.modify: stores v. */
 static inline void isw_salu_write(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				  uint32_t v)
+                                  uint32_t v)
 {
 	isw_pass_note(p, r);
 	*isw_cell(r, idx) = v;
@@ -115,7 +115,7 @@ static inline void isw_salu_write(struct isw_pass *p, const struct isw_reg *r, u
 
 /* Map.addTo: 32-bit wrap-around add; returns the new value. */
 static inline uint32_t isw_salu_add(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				    uint32_t v)
+                                    uint32_t v)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -125,7 +125,7 @@ static inline uint32_t isw_salu_add(struct isw_pass *p, const struct isw_reg *r,
 
 /* Signed add clamped to [INT32_MIN, INT32_MAX]; returns the new value. */
 static inline int32_t isw_salu_sadd(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				    int32_t v)
+                                    int32_t v)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -140,7 +140,7 @@ static inline int32_t isw_salu_sadd(struct isw_pass *p, const struct isw_reg *r,
 
 /* Signed max; returns the new value. */
 static inline int32_t isw_salu_max(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				   int32_t v)
+                                   int32_t v)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -151,7 +151,7 @@ static inline int32_t isw_salu_max(struct isw_pass *p, const struct isw_reg *r, 
 
 /* Bit-set-and-test: ORs bits into the cell; returns the value before. */
 static inline uint32_t isw_salu_bitset(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				       uint32_t bits)
+                                       uint32_t bits)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -163,7 +163,7 @@ static inline uint32_t isw_salu_bitset(struct isw_pass *p, const struct isw_reg 
 /* Compare-and-claim: takes a free cell (0) or keeps one already holding key (key != 0).
  * Returns true when the cell holds key afterwards. */
 static inline bool isw_salu_claim(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				  uint32_t key)
+                                  uint32_t key)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -176,7 +176,7 @@ static inline bool isw_salu_claim(struct isw_pass *p, const struct isw_reg *r, u
 
 /* Map.clear: returns the value and leaves zero. */
 static inline uint32_t isw_salu_read_clear(struct isw_pass *p, const struct isw_reg *r,
-					   uint32_t idx)
+                                           uint32_t idx)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -187,7 +187,7 @@ static inline uint32_t isw_salu_read_clear(struct isw_pass *p, const struct isw_
 
 /* CntFwd: counts up; when the count reaches threshold it resets to zero and returns true. */
 static inline bool isw_salu_count_to(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				     uint32_t threshold)
+                                     uint32_t threshold)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
@@ -206,14 +206,14 @@ static inline struct isw_pair *isw_pair_cell(const struct isw_reg *r, uint32_t i
 }
 
 static inline struct isw_pair isw_salu_pair_read(struct isw_pass *p, const struct isw_reg *r,
-						 uint32_t idx)
+                                                 uint32_t idx)
 {
 	isw_pass_note(p, r);
 	return *isw_pair_cell(r, idx);
 }
 
 static inline void isw_salu_pair_write(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-				       struct isw_pair v)
+                                       struct isw_pair v)
 {
 	isw_pass_note(p, r);
 	*isw_pair_cell(r, idx) = v;
@@ -221,7 +221,7 @@ static inline void isw_salu_pair_write(struct isw_pass *p, const struct isw_reg 
 
 /* Adds to both halves (wrap-around); returns the new pair. */
 static inline struct isw_pair isw_salu_pair_add(struct isw_pass *p, const struct isw_reg *r,
-						uint32_t idx, uint32_t lo, uint32_t hi)
+                                                uint32_t idx, uint32_t lo, uint32_t hi)
 {
 	isw_pass_note(p, r);
 	struct isw_pair *c = isw_pair_cell(r, idx);
@@ -235,7 +235,7 @@ static inline struct isw_pair isw_salu_pair_add(struct isw_pass *p, const struct
  * in the other half, and returns the chosen half as it was before. One SALU on a 64-bit pair.
  */
 static inline uint32_t isw_salu_pair_set_clear(struct isw_pass *p, const struct isw_reg *r,
-					       uint32_t idx, unsigned sel, uint32_t bits)
+                                               uint32_t idx, unsigned sel, uint32_t bits)
 {
 	isw_pass_note(p, r);
 	struct isw_pair *c = isw_pair_cell(r, idx);
@@ -313,18 +313,18 @@ uint64_t isw_table_decl_bytes(const struct isw_table_decl *t);
  * Returns 0, or -EINVAL with a message naming the array or table that is malformed.
  */
 int isw_asic_account(const struct isw_asic_decl *d, struct isw_asic_use *use, char *err,
-		     size_t errlen);
+                     size_t errlen);
 
 /*
  * Checks use against profile p. Returns 0 when it fits, or -ENOSPC with a message naming the
  * first stage and resource that is over (e.g. "stage 3: 5 stateful ALUs, tofino1 has 4").
  */
 int isw_asic_fits(const struct isw_asic_use *use, const struct isw_profile *p, char *err,
-		  size_t errlen);
+                  size_t errlen);
 
 /* isw_asic_account() then isw_asic_fits() for one declaration on its own. */
 int isw_asic_check(const struct isw_asic_decl *d, const struct isw_profile *p, char *err,
-		   size_t errlen);
+                   size_t errlen);
 
 /*
  * Allocates every register array of d, zeroed, and registers them as "pipeline.name". out[i]
@@ -332,7 +332,7 @@ int isw_asic_check(const struct isw_asic_decl *d, const struct isw_profile *p, c
  * left allocated.
  */
 int isw_reg_create_all(const struct isw_asic_decl *d, struct isw_reg **out, char *err,
-		       size_t errlen);
+                       size_t errlen);
 
 /* Unregisters and frees arrays made by isw_reg_create_all(). */
 void isw_reg_destroy_all(struct isw_reg **regs, unsigned n);

@@ -12,7 +12,7 @@
 #include "worker.h"
 
 struct isw_dp isw_dp = {
-	.burst = 32,
+        .burst = 32,
 };
 
 void isw_rcu_publish(void **slot, void *obj, void (*free_old)(void *))
@@ -28,7 +28,8 @@ int isw_dp_pause(void)
 {
 	if (!isw_dp.running)
 		return 0;
-	/* Only the control thread writes pause_req: odd asks workers to park, even lets them run. */
+	/* Only the control thread writes pause_req: odd asks workers to park, even lets them run.
+	 */
 	uint32_t gen = isw_dp.pause_req;
 	if (!(gen & 1u))
 		gen++;

@@ -25,17 +25,17 @@ static int cmd_help(struct isw_cmd_ctx *c, int argc, char **argv)
 	size_t off = 0;
 	for (int i = 0; i < argc && off < sizeof(prefix); i++)
 		off += (size_t)snprintf(prefix + off, sizeof(prefix) - off, "%s%s", i ? " " : "",
-					argv[i]);
+		                        argv[i]);
 	size_t plen = strlen(prefix);
 	unsigned n = 0;
 	isw_json_arr_open(c->out, "commands");
 	for (const struct isw_cmd *cmd = isw_cmd_next(NULL); cmd; cmd = isw_cmd_next(cmd)) {
 		if (plen && (strncmp(cmd->path, prefix, plen) != 0 ||
-			     (cmd->path[plen] != ' ' && cmd->path[plen] != '\0')))
+		             (cmd->path[plen] != ' ' && cmd->path[plen] != '\0')))
 			continue;
 		isw_json_obj_open(c->out, NULL);
 		isw_json_strf(c->out, "command", "%s%s%s", cmd->path, cmd->usage[0] ? " " : "",
-			      cmd->usage);
+		              cmd->usage);
 		isw_json_str_kv(c->out, "help", cmd->help);
 		isw_json_obj_close(c->out);
 		n++;
@@ -45,8 +45,7 @@ static int cmd_help(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, ENOENT, "no command starts with '%s'", prefix);
 	return 0;
 }
-ISW_CMD_REGISTER(help, "help", "[WORDS...]", "list commands (those starting with WORDS)",
-		 cmd_help)
+ISW_CMD_REGISTER(help, "help", "[WORDS...]", "list commands (those starting with WORDS)", cmd_help)
 
 static int cmd_version(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -70,7 +69,7 @@ static int cmd_shutdown(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(shutdown, "shutdown", "", "stop the switch (final counters are printed)",
-		 cmd_shutdown)
+                 cmd_shutdown)
 
 /* ---- port ---- */
 
@@ -86,9 +85,8 @@ static void port_brief(struct isw_json *j, uint16_t p)
 	isw_json_str_kv(j, "driver", pi->driver);
 	isw_json_str_kv(j, "mac", isw_fmt_mac(pi->mac, mac));
 	isw_json_str_kv(j, "link", link.link_status ? "up" : "down");
-	isw_json_u64(j, "speed_mbps", link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN
-					      ? 0
-					      : link.link_speed);
+	isw_json_u64(j, "speed_mbps",
+	             link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : link.link_speed);
 	isw_json_u64(j, "rxq", pi->nb_rxq);
 	isw_json_u64(j, "txq", pi->nb_txq);
 	isw_json_u64(j, "mtu", pi->mtu);
@@ -111,7 +109,7 @@ static int cmd_port_list(struct isw_cmd_ctx *c, int argc, char **argv)
 ISW_CMD_REGISTER(port_list, "port list", "", "list ports", cmd_port_list)
 
 static void fault_json(struct isw_json *j, const char *key, const struct isw_fault_cfg *f,
-		       const struct isw_fault_stats *st)
+                       const struct isw_fault_stats *st)
 {
 	isw_json_obj_open(j, key);
 	isw_json_bool(j, "on", f->on);
@@ -155,7 +153,7 @@ static int cmd_port_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(port_show, "port show", "PORT", "show a port's settings and counters",
-		 cmd_port_show)
+                 cmd_port_show)
 
 struct fault_edit {
 	uint16_t port;
@@ -202,8 +200,8 @@ static int cmd_port_fault(struct isw_cmd_ctx *c, int argc, char **argv)
 			rc = isw_arg_u32(c, argv[i + 1], "depth", 1, 64, &depth);
 		else
 			return isw_cmd_err(c, EINVAL,
-					   "unknown fault '%s' (drop, dup, reorder, depth, off)",
-					   argv[i]);
+			                   "unknown fault '%s' (drop, dup, reorder, depth, off)",
+			                   argv[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -214,10 +212,11 @@ static int cmd_port_fault(struct isw_cmd_ctx *c, int argc, char **argv)
 	e.cfg.on = e.cfg.drop || e.cfg.dup || e.cfg.reorder;
 	return isw_port_conf_update(fault_apply, &e);
 }
-ISW_CMD_REGISTER(port_fault, "port fault", "PORT rx|tx [drop PCT] [dup PCT] [reorder PCT] "
-					   "[depth N] | PORT rx|tx off",
-		 "inject loss, duplication and reordering on a port's receive or transmit side",
-		 cmd_port_fault)
+ISW_CMD_REGISTER(port_fault, "port fault",
+                 "PORT rx|tx [drop PCT] [dup PCT] [reorder PCT] "
+                 "[depth N] | PORT rx|tx off",
+                 "inject loss, duplication and reordering on a port's receive or transmit side",
+                 cmd_port_fault)
 
 static int seed_apply(struct isw_port_conf *pc, void *arg)
 {
@@ -233,8 +232,8 @@ static int cmd_port_fault_seed(struct isw_cmd_ctx *c, int argc, char **argv)
 	return isw_port_conf_update(seed_apply, &seed);
 }
 ISW_CMD_REGISTER(port_fault_seed, "port fault seed", "N",
-		 "reseed every fault generator (runs with one worker repeat exactly)",
-		 cmd_port_fault_seed)
+                 "reseed every fault generator (runs with one worker repeat exactly)",
+                 cmd_port_fault_seed)
 
 /* ---- stats ---- */
 
@@ -255,10 +254,12 @@ static void stats_json(struct isw_json *j)
 		isw_json_u64(j, "tx_pkts", ps->tx_pkts);
 		isw_json_u64(j, "tx_bytes", ps->tx_bytes);
 		isw_json_u64(j, "drops", ps->drops);
-		isw_json_u64(j, "fault_rx", s.fault[p][0].dropped + s.fault[p][0].duplicated +
-						    s.fault[p][0].reordered);
-		isw_json_u64(j, "fault_tx", s.fault[p][1].dropped + s.fault[p][1].duplicated +
-						    s.fault[p][1].reordered);
+		isw_json_u64(j, "fault_rx",
+		             s.fault[p][0].dropped + s.fault[p][0].duplicated +
+		                     s.fault[p][0].reordered);
+		isw_json_u64(j, "fault_tx",
+		             s.fault[p][1].dropped + s.fault[p][1].duplicated +
+		                     s.fault[p][1].reordered);
 		isw_json_obj_close(j);
 	}
 	isw_json_arr_close(j);
@@ -304,9 +305,10 @@ static void stats_json(struct isw_json *j)
 		isw_json_u64(j, "lcore", w->lcore);
 		isw_json_u64(j, "rxqs", w->nb_rxq);
 		isw_json_u64(j, "polls", w->stats.polls);
-		isw_json_dbl(j, "busy_pct", w->stats.polls ? 100.0 * (double)w->stats.busy_polls /
-								     (double)w->stats.polls
-							   : 0.0);
+		isw_json_dbl(j, "busy_pct",
+		             w->stats.polls
+		                     ? 100.0 * (double)w->stats.busy_polls / (double)w->stats.polls
+		                     : 0.0);
 		isw_json_u64(j, "handoff_out", w->stats.handoff_out);
 		isw_json_u64(j, "handoff_in", w->stats.handoff_in);
 		isw_json_obj_close(j);
@@ -326,8 +328,8 @@ static int cmd_stats_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(stats_show, "stats show", "",
-		 "show counters: ports, pipelines, drops by reason, workers (totals since reset)",
-		 cmd_stats_show)
+                 "show counters: ports, pipelines, drops by reason, workers (totals since reset)",
+                 cmd_stats_show)
 
 static int cmd_stats_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -338,7 +340,7 @@ static int cmd_stats_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(stats_reset, "stats reset", "", "zero the counters shown by stats show",
-		 cmd_stats_reset)
+                 cmd_stats_reset)
 
 /* The final report printed at shutdown uses the same JSON. */
 void isw_stats_json(struct isw_json *j);
@@ -364,12 +366,11 @@ static int mc_result(struct isw_cmd_ctx *c, int rc, uint16_t g)
 		return 0;
 	case -EEXIST:
 		return isw_cmd_err(c, EEXIST, "group %u: already exists (or member already in it)",
-				   g);
+		                   g);
 	case -ENOENT:
 		return isw_cmd_err(c, ENOENT, "group %u: no such group or member", g);
 	case -E2BIG:
-		return isw_cmd_err(c, E2BIG, "group %u: at most %d members", g,
-				   ISW_MC_MEMBERS_MAX);
+		return isw_cmd_err(c, E2BIG, "group %u: at most %d members", g, ISW_MC_MEMBERS_MAX);
 	default:
 		return isw_cmd_err(c, -rc, "group %u: %s", g, strerror(-rc));
 	}
@@ -383,7 +384,7 @@ static int cmd_mc_create(struct isw_cmd_ctx *c, int argc, char **argv)
 	return mc_result(c, isw_mc_create(g), g);
 }
 ISW_CMD_REGISTER(mc_create, "mc group create", "GROUP", "create an empty multicast group",
-		 cmd_mc_create)
+                 cmd_mc_create)
 
 static int cmd_mc_destroy(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -393,10 +394,10 @@ static int cmd_mc_destroy(struct isw_cmd_ctx *c, int argc, char **argv)
 	return mc_result(c, isw_mc_destroy(g), g);
 }
 ISW_CMD_REGISTER(mc_destroy, "mc group destroy", "GROUP", "delete a multicast group",
-		 cmd_mc_destroy)
+                 cmd_mc_destroy)
 
-static int mc_member_args(struct isw_cmd_ctx *c, int argc, char **argv, uint16_t *g,
-			  uint16_t *port, uint16_t *rid)
+static int mc_member_args(struct isw_cmd_ctx *c, int argc, char **argv, uint16_t *g, uint16_t *port,
+                          uint16_t *rid)
 {
 	uint32_t v = 0;
 	if (isw_arg_count(c, argc, 2, 3) < 0 || arg_group(c, argv[0], g) < 0 ||
@@ -416,7 +417,7 @@ static int cmd_mc_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	return mc_result(c, isw_mc_add(g, port, rid), g);
 }
 ISW_CMD_REGISTER(mc_add, "mc group add", "GROUP PORT [RID]",
-		 "add a replica (port, replication id; RID defaults to PORT)", cmd_mc_add)
+                 "add a replica (port, replication id; RID defaults to PORT)", cmd_mc_add)
 
 static int cmd_mc_del(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -454,8 +455,8 @@ static int cmd_mc_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_arr_close(c->out);
 	return 0;
 }
-ISW_CMD_REGISTER(mc_show, "mc group show", "[GROUP]",
-		 "show multicast groups; members as port/rid", cmd_mc_show)
+ISW_CMD_REGISTER(mc_show, "mc group show", "[GROUP]", "show multicast groups; members as port/rid",
+                 cmd_mc_show)
 
 /* ---- register ---- */
 
@@ -502,7 +503,7 @@ static int cmd_reg_read(struct isw_cmd_ctx *c, int argc, char **argv)
 		return -EINVAL;
 	if (count > r->size - idx)
 		return isw_cmd_err(c, ERANGE, "%s has %u cells; %u from %u goes past the end",
-				   r->name, r->size, count, idx);
+		                   r->name, r->size, count, idx);
 	/* Parking the workers makes a range read one consistent snapshot. */
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
@@ -525,7 +526,7 @@ static int cmd_reg_read(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(reg_read, "register read", "NAME INDEX [COUNT]",
-		 "read COUNT cells from INDEX (a consistent snapshot)", cmd_reg_read)
+                 "read COUNT cells from INDEX (a consistent snapshot)", cmd_reg_read)
 
 static int cmd_reg_write(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -551,7 +552,7 @@ static int cmd_reg_write(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(reg_write, "register write", "NAME INDEX VALUE | NAME INDEX LO HI",
-		 "write one cell (workers are paused for it)", cmd_reg_write)
+                 "write one cell (workers are paused for it)", cmd_reg_write)
 
 static int cmd_reg_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -564,8 +565,7 @@ static int cmd_reg_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_dp_resume();
 	return 0;
 }
-ISW_CMD_REGISTER(reg_reset, "register reset", "NAME", "zero every cell of an array",
-		 cmd_reg_reset)
+ISW_CMD_REGISTER(reg_reset, "register reset", "NAME", "zero every cell of an array", cmd_reg_reset)
 
 /* ---- pipeline ---- */
 
@@ -588,7 +588,7 @@ static int cmd_pipeline_list(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(pipeline_list, "pipeline list", "",
-		 "list pipelines in chain order, with the resource profile", cmd_pipeline_list)
+                 "list pipelines in chain order, with the resource profile", cmd_pipeline_list)
 
 static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -597,7 +597,7 @@ static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	const struct isw_pipeline *p = isw_pipeline_find(argv[0]);
 	if (p == NULL)
 		return isw_cmd_err(c, ENOENT, "unknown pipeline '%s' (see 'pipeline list')",
-				   argv[0]);
+		                   argv[0]);
 	const struct isw_profile *prof = isw_profile_current();
 	isw_json_str_kv(c->out, "name", p->name);
 	isw_json_bool(c->out, "enabled", p->enabled);
@@ -616,10 +616,10 @@ static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "stage", s);
 		isw_json_strf(c->out, "salus", "%u/%u", use.stage[s].salus, prof->salus_per_stage);
 		isw_json_strf(c->out, "tables", "%u/%u", use.stage[s].tables,
-			      prof->tables_per_stage);
+		              prof->tables_per_stage);
 		isw_json_strf(c->out, "sram_kib", "%llu/%llu",
-			      (unsigned long long)(use.stage[s].sram / 1024),
-			      (unsigned long long)(prof->sram_per_stage / 1024));
+		              (unsigned long long)(use.stage[s].sram / 1024),
+		              (unsigned long long)(prof->sram_per_stage / 1024));
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
@@ -649,8 +649,8 @@ static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(pipeline_show, "pipeline show", "NAME",
-		 "show a pipeline's stages, registers and tables against the profile",
-		 cmd_pipeline_show)
+                 "show a pipeline's stages, registers and tables against the profile",
+                 cmd_pipeline_show)
 
 static int cmd_pipeline_enable(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -659,7 +659,7 @@ static int cmd_pipeline_enable(struct isw_cmd_ctx *c, int argc, char **argv)
 	return isw_pipeline_enable(argv[0], c->err, sizeof(c->err));
 }
 ISW_CMD_REGISTER(pipeline_enable, "pipeline enable", "NAME",
-		 "enable a pipeline (checked against the resource profile)", cmd_pipeline_enable)
+                 "enable a pipeline (checked against the resource profile)", cmd_pipeline_enable)
 
 static int cmd_pipeline_disable(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -668,7 +668,7 @@ static int cmd_pipeline_disable(struct isw_cmd_ctx *c, int argc, char **argv)
 	return isw_pipeline_disable(argv[0], c->err, sizeof(c->err));
 }
 ISW_CMD_REGISTER(pipeline_disable, "pipeline disable", "NAME",
-		 "disable a pipeline and free its registers", cmd_pipeline_disable)
+                 "disable a pipeline and free its registers", cmd_pipeline_disable)
 
 static int cmd_pipeline_profile(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -678,28 +678,26 @@ static int cmd_pipeline_profile(struct isw_cmd_ctx *c, int argc, char **argv)
 		const struct isw_profile *want = isw_profile_find(argv[0]);
 		if (want == NULL)
 			return isw_cmd_err(c, ENOENT,
-					   "unknown profile '%s' (tofino1, tofino2, unlimited)",
-					   argv[0]);
+			                   "unknown profile '%s' (tofino1, tofino2, unlimited)",
+			                   argv[0]);
 		struct isw_asic_use use;
 		memset(&use, 0, sizeof(use));
-		for (struct isw_pipeline *p = isw_pipeline_next(NULL); p;
-		     p = isw_pipeline_next(p))
+		for (struct isw_pipeline *p = isw_pipeline_next(NULL); p; p = isw_pipeline_next(p))
 			if (p->enabled && p->asic != NULL &&
 			    isw_asic_account(p->asic, &use, c->err, sizeof(c->err)) < 0)
 				return -EINVAL;
 		char why[200];
 		if (isw_asic_fits(&use, want, why, sizeof(why)) < 0)
-			return isw_cmd_err(c, ENOSPC,
-					   "enabled pipelines do not fit profile %s: %s",
-					   want->name, why);
+			return isw_cmd_err(c, ENOSPC, "enabled pipelines do not fit profile %s: %s",
+			                   want->name, why);
 		isw_profile_set(want->name);
 	}
 	isw_json_str_kv(c->out, "profile", isw_profile_current()->name);
 	return 0;
 }
 ISW_CMD_REGISTER(pipeline_profile, "pipeline profile", "[tofino1|tofino2|unlimited]",
-		 "show or set the resource profile pipelines are checked against",
-		 cmd_pipeline_profile)
+                 "show or set the resource profile pipelines are checked against",
+                 cmd_pipeline_profile)
 
 static int cmd_pipeline_strict(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -720,5 +718,5 @@ static int cmd_pipeline_strict(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(pipeline_strict, "pipeline strict", "on|off [recirc-limit N]",
-		 "count packet passes that use one register array twice or recirculate over N",
-		 cmd_pipeline_strict)
+                 "count packet passes that use one register array twice or recirculate over N",
+                 cmd_pipeline_strict)

@@ -3,13 +3,13 @@
 
 static const char *const names[] = {
 #define ISW_DROP_NAME(n, s, d) [ISW_DROP_##n] = s,
-	ISW_FOREACH_DROP(ISW_DROP_NAME)
+        ISW_FOREACH_DROP(ISW_DROP_NAME)
 #undef ISW_DROP_NAME
 };
 
 static const char *const descrs[] = {
 #define ISW_DROP_DESCR(n, s, d) [ISW_DROP_##n] = d,
-	ISW_FOREACH_DROP(ISW_DROP_DESCR)
+        ISW_FOREACH_DROP(ISW_DROP_DESCR)
 #undef ISW_DROP_DESCR
 };
 

@@ -7,23 +7,23 @@
 #ifndef ISW_DROP_H
 #define ISW_DROP_H
 
-#define ISW_FOREACH_DROP(_)                                                                        \
-	_(RUNT, "runt", "frame shorter than an Ethernet header")                                   \
-	_(NO_DEST, "no-dest", "unknown destination and flooding disabled")                         \
-	_(HAIRPIN, "hairpin", "destination port is the ingress port")                              \
-	_(NO_GROUP, "no-group", "multicast group missing or empty")                                \
-	_(NO_MBUF, "no-mbuf", "mbuf pool exhausted")                                               \
-	_(TX_FULL, "tx-full", "transmit queue full")                                               \
-	_(HANDOFF_FULL, "handoff-full", "ring to the owning lcore full")                           \
-	_(FAULT, "fault", "dropped by fault injection")                                            \
-	_(BAD_PORT, "bad-port", "destination port does not exist")                                 \
+#define ISW_FOREACH_DROP(_)                                                \
+	_(RUNT, "runt", "frame shorter than an Ethernet header")           \
+	_(NO_DEST, "no-dest", "unknown destination and flooding disabled") \
+	_(HAIRPIN, "hairpin", "destination port is the ingress port")      \
+	_(NO_GROUP, "no-group", "multicast group missing or empty")        \
+	_(NO_MBUF, "no-mbuf", "mbuf pool exhausted")                       \
+	_(TX_FULL, "tx-full", "transmit queue full")                       \
+	_(HANDOFF_FULL, "handoff-full", "ring to the owning lcore full")   \
+	_(FAULT, "fault", "dropped by fault injection")                    \
+	_(BAD_PORT, "bad-port", "destination port does not exist")         \
 	_(NO_PIPELINE, "no-pipeline", "no pipeline took the packet")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,
 	ISW_FOREACH_DROP(ISW_DROP_ENUM)
 #undef ISW_DROP_ENUM
-	ISW_DROP_MAX
+	        ISW_DROP_MAX
 };
 
 /* Short name ("tx-full") and one-line description of a reason. */

@@ -44,7 +44,7 @@ static void seed(struct isw_worker *w, struct isw_fault_state *st, uint16_t port
 
 /* One packet passed: count down held packets and release those whose turn came. */
 static void tick(struct isw_worker *w, struct isw_fault_state *st, uint16_t port,
-		 isw_deliver_fn deliver)
+                 isw_deliver_fn deliver)
 {
 	unsigned k = 0;
 	for (unsigned i = 0; i < st->nheld; i++) {
@@ -58,7 +58,7 @@ static void tick(struct isw_worker *w, struct isw_fault_state *st, uint16_t port
 }
 
 void isw_fault_apply(struct isw_worker *w, const struct isw_fault_cfg *f, uint16_t port,
-		     unsigned dir, struct rte_mbuf *m, isw_deliver_fn deliver)
+                     unsigned dir, struct rte_mbuf *m, isw_deliver_fn deliver)
 {
 	struct isw_fault_state *st = &w->fault[port][dir];
 	struct isw_fault_stats *fs = &w->stats.fault[port][dir];
@@ -100,7 +100,7 @@ void isw_fault_apply(struct isw_worker *w, const struct isw_fault_cfg *f, uint16
 }
 
 void isw_fault_flush(struct isw_worker *w, uint16_t port, unsigned dir, isw_deliver_fn deliver,
-		     bool force)
+                     bool force)
 {
 	struct isw_fault_state *st = &w->fault[port][dir];
 	if (st->nheld == 0)

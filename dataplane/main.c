@@ -58,15 +58,14 @@ static void usage(const char *prog)
 	       prog, ISW_BURST_MAX, prog);
 }
 
-static int parse_uint(const char *s, const char *what, unsigned min, unsigned max,
-		      unsigned *out)
+static int parse_uint(const char *s, const char *what, unsigned min, unsigned max, unsigned *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
 	if (s[0] == '\0' || s[0] == '-' || *end != '\0' || errno != 0 || v < min || v > max) {
 		fprintf(stderr, "inswitch: %s: '%s' is not an integer in %u..%u\n", what, s, min,
-			max);
+		        max);
 		return -EINVAL;
 	}
 	*out = (unsigned)v;
@@ -75,24 +74,38 @@ static int parse_uint(const char *s, const char *what, unsigned min, unsigned ma
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_CONFIG = 256, O_CTL, O_PIPELINE, O_PROFILE, O_STRICT, O_BURST, O_MBUFS,
-	       O_RXQ, O_RXD, O_TXD, O_NOPROMISC, O_IDLE, O_JSON, O_HELP };
+	enum {
+		O_CONFIG = 256,
+		O_CTL,
+		O_PIPELINE,
+		O_PROFILE,
+		O_STRICT,
+		O_BURST,
+		O_MBUFS,
+		O_RXQ,
+		O_RXD,
+		O_TXD,
+		O_NOPROMISC,
+		O_IDLE,
+		O_JSON,
+		O_HELP
+	};
 	static const struct option lo[] = {
-		{"config", required_argument, NULL, O_CONFIG},
-		{"ctl", required_argument, NULL, O_CTL},
-		{"pipeline", required_argument, NULL, O_PIPELINE},
-		{"profile", required_argument, NULL, O_PROFILE},
-		{"strict", no_argument, NULL, O_STRICT},
-		{"burst", required_argument, NULL, O_BURST},
-		{"mbufs", required_argument, NULL, O_MBUFS},
-		{"rxq", required_argument, NULL, O_RXQ},
-		{"rx-desc", required_argument, NULL, O_RXD},
-		{"tx-desc", required_argument, NULL, O_TXD},
-		{"no-promisc", no_argument, NULL, O_NOPROMISC},
-		{"exit-when-idle", required_argument, NULL, O_IDLE},
-		{"final-json", no_argument, NULL, O_JSON},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	        {"config", required_argument, NULL, O_CONFIG},
+	        {"ctl", required_argument, NULL, O_CTL},
+	        {"pipeline", required_argument, NULL, O_PIPELINE},
+	        {"profile", required_argument, NULL, O_PROFILE},
+	        {"strict", no_argument, NULL, O_STRICT},
+	        {"burst", required_argument, NULL, O_BURST},
+	        {"mbufs", required_argument, NULL, O_MBUFS},
+	        {"rxq", required_argument, NULL, O_RXQ},
+	        {"rx-desc", required_argument, NULL, O_RXD},
+	        {"tx-desc", required_argument, NULL, O_TXD},
+	        {"no-promisc", no_argument, NULL, O_NOPROMISC},
+	        {"exit-when-idle", required_argument, NULL, O_IDLE},
+	        {"final-json", no_argument, NULL, O_JSON},
+	        {"help", no_argument, NULL, O_HELP},
+	        {NULL, 0, NULL, 0},
 	};
 	unsigned v;
 	int opt;
@@ -135,7 +148,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_RXD:
 		case O_TXD:
 			if (parse_uint(optarg, opt == O_RXD ? "--rx-desc" : "--tx-desc", 32, 32768,
-				       &v) < 0)
+			               &v) < 0)
 				return -EINVAL;
 			if (opt == O_RXD)
 				o->port.rx_desc = (uint16_t)v;
@@ -177,7 +190,8 @@ static void on_signal(int sig)
 static int workers_create(void)
 {
 	unsigned lcore;
-	RTE_LCORE_FOREACH(lcore) {
+	RTE_LCORE_FOREACH(lcore)
+	{
 		if (isw_dp.nb_workers == ISW_MAX_WORKERS) {
 			fprintf(stderr, "inswitch: at most %d worker lcores\n", ISW_MAX_WORKERS);
 			return -E2BIG;
@@ -190,7 +204,7 @@ static int workers_create(void)
 		char name[RTE_RING_NAMESIZE];
 		snprintf(name, sizeof(name), "isw-inbox-%u", lcore);
 		w->inbox = rte_ring_create(name, ISW_INBOX_SIZE, rte_lcore_to_socket_id(lcore),
-					   RING_F_SC_DEQ);
+		                           RING_F_SC_DEQ);
 		if (w->inbox == NULL) {
 			rte_free(w);
 			return -rte_errno;
@@ -260,7 +274,8 @@ static void print_final(bool as_json)
 		for (unsigned r = 0; r < ISW_DROP_MAX; r++)
 			if (s.pipeline[id].drops[r])
 				printf("  drop %s/%s: %llu (%s)\n", isw_pipeline_name(id),
-				       isw_drop_name(r), (unsigned long long)s.pipeline[id].drops[r],
+				       isw_drop_name(r),
+				       (unsigned long long)s.pipeline[id].drops[r],
 				       isw_drop_descr(r));
 	fflush(stdout);
 }
@@ -268,9 +283,9 @@ static void print_final(bool as_json)
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.ctl = DEFAULT_CTL,
-		.mbufs = 16383,
-		.port = {.rxq = 1, .rx_desc = 1024, .tx_desc = 1024, .promisc = true},
+	        .ctl = DEFAULT_CTL,
+	        .mbufs = 16383,
+	        .port = {.rxq = 1, .rx_desc = 1024, .tx_desc = 1024, .promisc = true},
 	};
 	char err[ISW_CMD_ERR_MAX];
 	int rc;
@@ -278,7 +293,7 @@ int main(int argc, char **argv)
 	int n = rte_eal_init(argc, argv);
 	if (n < 0) {
 		fprintf(stderr, "inswitch: EAL initialisation failed: %s\n",
-			rte_strerror(rte_errno));
+		        rte_strerror(rte_errno));
 		return 1;
 	}
 	argv[n] = argv[0];
@@ -293,18 +308,18 @@ int main(int argc, char **argv)
 		goto out_workers;
 	}
 	isw_dp.pool = rte_pktmbuf_pool_create(
-		"isw-mbufs", o.mbufs, 256, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	        "isw-mbufs", o.mbufs, 256, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	        RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (isw_dp.pool == NULL) {
 		fprintf(stderr, "inswitch: mbuf pool of %u: %s (lower --mbufs or raise -m)\n",
-			o.mbufs, rte_strerror(rte_errno));
+		        o.mbufs, rte_strerror(rte_errno));
 		goto out_workers;
 	}
 	if (isw_port_conf_update(noop_conf, NULL) < 0 || isw_ports_init(&o.port) < 0)
 		goto out_ports;
 	if (o.profile != NULL && isw_profile_set(o.profile) < 0) {
 		fprintf(stderr, "inswitch: unknown profile '%s' (tofino1, tofino2, unlimited)\n",
-			o.profile);
+		        o.profile);
 		goto out_ports;
 	}
 	isw_pipeline_set_strict(o.strict);

@@ -24,7 +24,8 @@ void isw_pipeline_register(struct isw_pipeline *p)
 	p->id = ++nb_pipelines;
 	/* Keep the list in chain order so iteration and the chain agree. */
 	struct isw_pipeline *prev = NULL, *it;
-	STAILQ_FOREACH (it, &pipelines, next) {
+	STAILQ_FOREACH(it, &pipelines, next)
+	{
 		if (it->order > p->order)
 			break;
 		prev = it;
@@ -38,18 +39,18 @@ void isw_pipeline_register(struct isw_pipeline *p)
 struct isw_pipeline *isw_pipeline_find(const char *name)
 {
 	struct isw_pipeline *p;
-	STAILQ_FOREACH (p, &pipelines, next)
-		if (strcmp(p->name, name) == 0)
-			return p;
+	STAILQ_FOREACH(p, &pipelines, next)
+	if (strcmp(p->name, name) == 0)
+		return p;
 	return NULL;
 }
 
 struct isw_pipeline *isw_pipeline_by_id(uint16_t id)
 {
 	struct isw_pipeline *p;
-	STAILQ_FOREACH (p, &pipelines, next)
-		if (p->id == id)
-			return p;
+	STAILQ_FOREACH(p, &pipelines, next)
+	if (p->id == id)
+		return p;
 	return NULL;
 }
 
@@ -77,7 +78,8 @@ static int publish_chain(void)
 	if (c == NULL)
 		return -ENOMEM;
 	struct isw_pipeline *p;
-	STAILQ_FOREACH (p, &pipelines, next) {
+	STAILQ_FOREACH(p, &pipelines, next)
+	{
 		if (!p->enabled)
 			continue;
 		c->stage[c->n].fn = pick(p);
@@ -94,7 +96,8 @@ static int check_fit(const struct isw_pipeline *candidate, char *err, size_t err
 	struct isw_asic_use use;
 	memset(&use, 0, sizeof(use));
 	struct isw_pipeline *p;
-	STAILQ_FOREACH (p, &pipelines, next) {
+	STAILQ_FOREACH(p, &pipelines, next)
+	{
 		if ((p->enabled || p == candidate) && p->asic != NULL) {
 			int rc = isw_asic_account(p->asic, &use, err, errlen);
 			if (rc < 0)
@@ -106,7 +109,7 @@ static int check_fit(const struct isw_pipeline *candidate, char *err, size_t err
 	int rc = isw_asic_fits(&use, prof, why, sizeof(why));
 	if (rc < 0)
 		snprintf(err, errlen, "enabling %s would exceed profile %s: %s", candidate->name,
-			 prof->name, why);
+		         prof->name, why);
 	return rc;
 }
 
@@ -191,7 +194,8 @@ int isw_pipeline_disable(const char *name, char *err, size_t errlen)
 int isw_pipeline_init(char *err, size_t errlen)
 {
 	struct isw_pipeline *p;
-	STAILQ_FOREACH (p, &pipelines, next) {
+	STAILQ_FOREACH(p, &pipelines, next)
+	{
 		if (p->always && !p->enabled) {
 			int rc = enable(p, err, errlen);
 			if (rc < 0)
@@ -204,9 +208,9 @@ int isw_pipeline_init(char *err, size_t errlen)
 void isw_pipeline_fini(void)
 {
 	struct isw_pipeline *p;
-	STAILQ_FOREACH (p, &pipelines, next)
-		if (p->enabled)
-			disable(p);
+	STAILQ_FOREACH(p, &pipelines, next)
+	if (p->enabled)
+		disable(p);
 	isw_rcu_publish((void **)&isw_chain_current, NULL, free);
 }
 

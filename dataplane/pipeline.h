@@ -36,7 +36,7 @@ typedef int (*isw_pipeline_fn)(struct isw_worker *w, struct rte_mbuf *m);
 struct isw_pipeline {
 	const char *name;
 	const char *help;
-	int order; /* position in the chain: lower runs first; l2 uses INT32_MAX */
+	int order;   /* position in the chain: lower runs first; l2 uses INT32_MAX */
 	bool always; /* enabled from start-up and cannot be disabled */
 	const struct isw_asic_decl *asic; /* registers and tables, checked against the profile */
 	/* Allocates state; on error fills err and returns -errno with nothing left allocated. */
@@ -63,10 +63,10 @@ struct isw_chain {
 
 void isw_pipeline_register(struct isw_pipeline *p);
 
-#define ISW_PIPELINE_REGISTER(p)                                                                   \
-	RTE_INIT(isw_pipeline_register_##p)                                                        \
-	{                                                                                          \
-		isw_pipeline_register(&(p));                                                       \
+#define ISW_PIPELINE_REGISTER(p)             \
+	RTE_INIT(isw_pipeline_register_##p)  \
+	{                                    \
+		isw_pipeline_register(&(p)); \
 	}
 
 struct isw_pipeline *isw_pipeline_find(const char *name);

@@ -23,8 +23,7 @@ const struct isw_port_info *isw_port_info(uint16_t port)
 	return port < isw_dp.nb_ports ? &infos[port] : NULL;
 }
 
-static int port_setup(uint16_t port, const struct isw_port_opts *o, uint16_t *nrxq,
-		      uint16_t *ntxq)
+static int port_setup(uint16_t port, const struct isw_port_opts *o, uint16_t *nrxq, uint16_t *ntxq)
 {
 	struct rte_eth_dev_info di;
 	int rc = rte_eth_dev_info_get(port, &di);
@@ -46,7 +45,7 @@ static int port_setup(uint16_t port, const struct isw_port_opts *o, uint16_t *nr
 	if (rxq > 1 && di.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
-			di.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP);
+		        di.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP);
 	}
 	rc = rte_eth_dev_configure(port, rxq, txq, &conf);
 	if (rc < 0) {
@@ -111,7 +110,8 @@ int isw_ports_init(const struct isw_port_opts *o)
 		return -E2BIG;
 	}
 	uint16_t port, p = 0, rr = 0;
-	RTE_ETH_FOREACH_DEV(port) {
+	RTE_ETH_FOREACH_DEV(port)
+	{
 		if (port != p) {
 			LOG(ERR, "port ids are not contiguous (%u after %u)\n", port, p);
 			return -EINVAL;

@@ -48,7 +48,7 @@ static struct rte_mbuf *replica(struct rte_mbuf *m, uint16_t port, uint16_t hdr_
 }
 
 void isw_mcast(struct isw_worker *w, struct rte_mbuf *m, uint16_t group, int exclude_port,
-	       isw_rewrite_fn rewrite, void *arg, uint16_t hdr_len)
+               isw_rewrite_fn rewrite, void *arg, uint16_t hdr_len)
 {
 	const struct isw_mc_group *g = ISW_RCU_LOAD(groups[group]);
 	if (unlikely(g == NULL)) {

@@ -46,7 +46,7 @@ typedef void (*isw_rewrite_fn)(struct rte_mbuf *m, uint16_t rid, uint16_t port, 
  * missing group counts a no-group drop.
  */
 void isw_mcast(struct isw_worker *w, struct rte_mbuf *m, uint16_t group, int exclude_port,
-	       isw_rewrite_fn rewrite, void *arg, uint16_t hdr_len);
+               isw_rewrite_fn rewrite, void *arg, uint16_t hdr_len);
 
 /* Control thread. All return 0 or -errno. */
 int isw_mc_create(uint16_t group);

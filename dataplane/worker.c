@@ -67,7 +67,7 @@ int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard)
 }
 
 void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
-		   unsigned from)
+                   unsigned from)
 {
 	for (unsigned i = from; i < c->n; i++) {
 		w->cur = (uint8_t)i;
@@ -90,8 +90,8 @@ static void deliver_rx(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
 	isw_chain_run(w, rx_chain, m, 0);
 }
 
-static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t port,
-		     uint16_t queue, uint64_t now)
+static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t port, uint16_t queue,
+                     uint64_t now)
 {
 	struct rte_mbuf *pkts[ISW_BURST_MAX];
 	uint16_t n = rte_eth_rx_burst(port, queue, pkts, isw_dp.burst);

@@ -58,13 +58,13 @@ struct isw_worker {
 	uint16_t index; /* 0..nb_workers-1; also the RCU thread id */
 	uint16_t nb_rxq;
 	struct isw_rxq rxq[ISW_MAX_RXQ];
-	int16_t txq[ISW_MAX_PORTS];      /* our tx queue on each port, or -1 */
+	int16_t txq[ISW_MAX_PORTS];       /* our tx queue on each port, or -1 */
 	uint16_t tx_owner[ISW_MAX_PORTS]; /* worker that transmits for us where txq is -1 */
 	struct rte_ring *inbox;
-	uint8_t cur;     /* chain position of the pipeline running now */
-	uint16_t cur_id; /* and its id, for counters */
+	uint8_t cur;                       /* chain position of the pipeline running now */
+	uint16_t cur_id;                   /* and its id, for counters */
 	const struct isw_port_conf *pconf; /* snapshot for this loop iteration */
-	uint64_t last_active; /* TSC of the last packet seen */
+	uint64_t last_active;              /* TSC of the last packet seen */
 	struct isw_pass pass;
 	struct isw_stats stats;
 	struct isw_fault_state fault[ISW_MAX_PORTS][2];
@@ -141,7 +141,7 @@ static inline bool isw_shard_claim(struct isw_worker *w, struct rte_mbuf *m, uin
 
 /* Runs the chain on m from position from; the worker loop's and the inbox's entry point. */
 void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
-		   unsigned from);
+                   unsigned from);
 
 /* The worker loop; lcore_launch entry point. arg is the struct isw_worker. */
 int isw_worker_main(void *arg);

@@ -29,7 +29,6 @@
 #define IP6_LEN   40
 #define UDP_LEN   8
 #define ICMP_LEN  8
-#define ARP_LEN   28
 #define SNAPLEN   65535
 #define TS_BASE   1700000000 /* capture time of every file: fixed, so output is reproducible */
 
@@ -86,10 +85,10 @@ static int writer_open(struct writer *w, const char *path)
 static void writer_put(struct writer *w, const uint8_t *b, uint32_t len)
 {
 	struct pcap_pkthdr h = {
-		.ts.tv_sec = TS_BASE + (time_t)(w->n / 100000),
-		.ts.tv_usec = (suseconds_t)(w->n % 100000) * 10,
-		.caplen = len,
-		.len = len,
+	        .ts.tv_sec = TS_BASE + (time_t)(w->n / 100000),
+	        .ts.tv_usec = (suseconds_t)(w->n % 100000) * 10,
+	        .caplen = len,
+	        .len = len,
 	};
 	pcap_dump((u_char *)w->d, &h, b);
 	w->n++;
@@ -158,7 +157,7 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 }
 
 static void ip4_put(uint8_t *ip, uint8_t proto, uint32_t src, uint32_t dst, uint16_t tot_len,
-		    uint16_t id)
+                    uint16_t id)
 {
 	ip[0] = 0x45;
 	ip[1] = 0;
@@ -195,7 +194,7 @@ static uint16_t l4_csum(const uint8_t *ip, bool v6, uint8_t proto, const uint8_t
 
 /* UDP header and payload at l4 (len bytes in all); payload filled unless prefilled. */
 static void udp_put(uint8_t *l4, size_t len, const uint8_t *ip, bool v6, uint16_t sport,
-		    uint16_t dport)
+                    uint16_t dport)
 {
 	uint16_t c;
 
@@ -234,7 +233,7 @@ static void build_udp4(struct frame *f, uint32_t size, const struct udp4 *u)
 }
 
 static void build_icmp4_echo(struct frame *f, uint32_t size, const uint8_t *dst, const uint8_t *src,
-			     uint32_t ip_src, uint32_t ip_dst, bool reply, uint16_t seq)
+                             uint32_t ip_src, uint32_t ip_dst, bool reply, uint16_t seq)
 {
 	uint8_t *ip = f->b + ETH_LEN, *icmp = ip + IP4_LEN;
 	size_t len = size - ETH_LEN - IP4_LEN;
@@ -253,7 +252,7 @@ static void build_icmp4_echo(struct frame *f, uint32_t size, const uint8_t *dst,
 
 /* ARP request (who-has tpa, to broadcast) or reply (tpa is-at, to dst); padded to 60 bytes. */
 static void build_arp(struct frame *f, const uint8_t *dst, const uint8_t *src, uint32_t spa,
-		      uint32_t tpa, bool reply)
+                      uint32_t tpa, bool reply)
 {
 	static const uint8_t zero[6];
 	uint8_t *a = f->b + ETH_LEN;
@@ -273,7 +272,7 @@ static void build_arp(struct frame *f, const uint8_t *dst, const uint8_t *src, u
 }
 
 static void ip6_put(uint8_t *ip, uint8_t next, const uint8_t *src, const uint8_t *dst,
-		    uint16_t plen)
+                    uint16_t plen)
 {
 	put32(ip, 0x60000000);
 	put16(ip + 4, plen);
@@ -305,16 +304,17 @@ static void ip6_group(uint8_t *a, const uint8_t *mac)
 	memset(a, 0, 16);
 	a[0] = 0xff;
 	a[1] = 0x02;
-	if (mac[2] == 0xff) { /* solicited-node: ff02::1:ffxx:xxxx */
+	if (mac[2] == 0xff) /* solicited-node: ff02::1:ffxx:xxxx */
 		a[11] = 0x01;
-	}
 	memcpy(a + 12, mac + 2, 4);
 }
 
-/* IPv6 frame to a 33:33 group: UDP of size bytes, or an ICMPv6 router solicitation
- * (type 133) or neighbour solicitation (type 135) whose size is fixed by its content. */
+/*
+ * IPv6 frame to a 33:33 group: UDP of size bytes (icmp_type 0), or an ICMPv6 router solicitation
+ * (133) or neighbour solicitation (135), whose size is fixed by its content.
+ */
 static void build_ip6(struct frame *f, uint32_t size, const uint8_t *dst, const uint8_t *src,
-		      uint8_t icmp_type, uint32_t seed)
+                      uint8_t icmp_type, uint32_t seed)
 {
 	uint8_t *ip = f->b + ETH_LEN, *l4 = ip + IP6_LEN;
 	uint8_t s[16], d[16];
@@ -364,7 +364,7 @@ static int parse_mac(const char *s, uint8_t *mac)
 	int i;
 
 	if (strlen(s) != 17 || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3],
-				      &v[4], &v[5], &tail) != 6)
+	                              &v[4], &v[5], &tail) != 6)
 		return -EINVAL;
 	for (i = 0; i < 6; i++)
 		mac[i] = (uint8_t)v[i];
@@ -374,7 +374,7 @@ static int parse_mac(const char *s, uint8_t *mac)
 static void mac_str(char *buf, const uint8_t *mac)
 {
 	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
-		mac[5]);
+	        mac[5]);
 }
 
 /* Strict decimal in [min, max]. */
@@ -452,7 +452,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *const *
 		if (strncmp(argv[i], "--", 2) != 0) {
 			if (o->out != NULL) {
 				fprintf(stderr, "%s %s: unexpected argument '%s'\n", prog, o->cmd,
-					argv[i]);
+				        argv[i]);
 				return -EINVAL;
 			}
 			o->out = argv[i];
@@ -498,12 +498,19 @@ static int require(const struct opts *o, bool has, const char *name)
 static int cmd_seq(int argc, char **argv)
 {
 	static const char *const allowed[] = {"--count", "--size", "--src", "--dst", NULL};
-	struct opts o = {.cmd = "seq", .size = 64,
-			 .src = {0x02, 0, 0, 0, 0, 0x01}, .dst = {0x02, 0, 0, 0, 0, 0x02}};
+	struct opts o = {.cmd = "seq",
+	                 .size = 64,
+	                 .src = {0x02, 0, 0, 0, 0, 0x01},
+	                 .dst = {0x02, 0, 0, 0, 0, 0x02}};
 	uint8_t seqbuf[4];
-	struct udp4 u = {.dst = o.dst, .src = o.src, .ip_src = IP(10, 0, 0, 1),
-			 .ip_dst = IP(10, 0, 0, 2), .sport = SEQ_SPORT, .dport = SEQ_DPORT,
-			 .prefix = seqbuf, .prefix_len = sizeof(seqbuf)};
+	struct udp4 u = {.dst = o.dst,
+	                 .src = o.src,
+	                 .ip_src = IP(10, 0, 0, 1),
+	                 .ip_dst = IP(10, 0, 0, 2),
+	                 .sport = SEQ_SPORT,
+	                 .dport = SEQ_DPORT,
+	                 .prefix = seqbuf,
+	                 .prefix_len = sizeof(seqbuf)};
 	struct frame *f;
 	struct writer w;
 	unsigned long i;
@@ -530,9 +537,10 @@ static int cmd_seq(int argc, char **argv)
 
 static int cmd_bench(int argc, char **argv)
 {
-	static const char *const allowed[] = {"--count", "--size", "--src", "--dst", "--flows", NULL};
+	static const char *const allowed[] = {"--count", "--size",  "--src",
+	                                      "--dst",   "--flows", NULL};
 	struct opts o = {.cmd = "bench", .flows = 1, .src = {0x02, 0, 0, 0, 0, 0xfe}};
-	struct udp4 u = {.dst = o.dst, .src = o.src, .ip_dst = IP(10, 0, 0, 2), .dport = SEQ_DPORT};
+	struct udp4 u = {.dst = o.dst, .src = o.src, .ip_dst = IP(10, 0, 0, 2), .dport = 5000};
 	struct frame *f;
 	struct writer w;
 	unsigned long i;
@@ -543,9 +551,10 @@ static int cmd_bench(int argc, char **argv)
 	    require(&o, o.has_count, "--count") != 0 || require(&o, o.has_dst, "--dst") != 0)
 		return 2;
 	if (o.flows > o.count) {
-		fprintf(stderr, "%s bench: --flows (%lu) exceeds --count (%lu): some flows would "
-				"never be sent\n",
-			prog, o.flows, o.count);
+		fprintf(stderr,
+		        "%s bench: --flows (%lu) exceeds --count (%lu): some flows would "
+		        "never be sent\n",
+		        prog, o.flows, o.count);
 		return 2;
 	}
 	f = malloc(sizeof(*f));
@@ -554,9 +563,9 @@ static int cmd_bench(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < o.count; i++) {
-		/* Flow k: source 10.128.0.0 + k, source port 1024 + k mod 64512. */
+		/* Flow k: source 10.128.0.1 + k, source port 1024 + k mod 64512. */
 		k = (uint32_t)(i % o.flows);
-		u.ip_src = IP(10, 128, 0, 0) + k;
+		u.ip_src = IP(10, 128, 0, 1) + k;
 		u.sport = (uint16_t)(1024 + k % 64512);
 		u.id = (uint16_t)i;
 		u.seed = (uint32_t)i;
@@ -573,6 +582,7 @@ static int cmd_bench(int argc, char **argv)
 #define L2_PORTS 3
 
 /* The switch's static MAC table in this scenario (written to DIR/config). */
+/* clang-format off */
 static const struct l2_entry {
 	uint8_t mac[6];
 	unsigned port;
@@ -580,6 +590,7 @@ static const struct l2_entry {
 	{{0x02, 0, 0, 0, 0, 0x01}, 0},
 	{{0x02, 0, 0, 0, 0, 0x02}, 1},
 };
+/* clang-format on */
 
 /*
  * What the l2 pipeline does with a frame in its default configuration, from its documented
@@ -634,12 +645,14 @@ struct l2_spec {
 	const char *what;
 };
 
+/* clang-format off */
 #define H(n)    {0x02, 0, 0, 0, 0, n}
 #define BCAST   {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 #define V4MC    {0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb}
 #define V6MC(n) {0x33, 0x33, 0x00, 0x00, 0x00, n}
 #define V6SN(n) {0x33, 0x33, 0xff, 0x00, 0x00, n}
 #define IGONLY  {0x03, 0x00, 0x00, 0x00, 0x00, 0x01}
+/* clang-format on */
 
 /*
  * Hosts: 1 and 2 are in the table (ports 0 and 1); 3 (port 2) and 4 (port 1) are not; 9 does not
@@ -647,6 +660,7 @@ struct l2_spec {
  * rounds; its second round comes after host 3 and 4 have sent, so a switch that learned MAC
  * addresses (it must not, by default) would not flood the late frames to them.
  */
+/* clang-format off */
 static const struct l2_spec l2_frames[] = {
 	/* port 0: host 1 */
 	{0, ARP_REQ, 60, BCAST, 1, 2, "ARP request, broadcast"},
@@ -711,6 +725,7 @@ static const struct l2_spec l2_frames[] = {
 	{2, UDP4, 600, H(4), 3, 0, "UDP to host 4 (not in the table)"},
 	{2, UDP4, 1514, H(1), 3, 0, "UDP to a known host, maximum size"},
 };
+/* clang-format on */
 
 #define L2_NFRAMES (sizeof(l2_frames) / sizeof(l2_frames[0]))
 
@@ -719,15 +734,20 @@ static uint32_t l2_ip(const uint8_t *mac, bool is_dst)
 	if (!is_dst || (mac[0] & 1) == 0)
 		return IP(10, 0, 0, mac[5]);
 	return mac[0] == 0x01 && mac[1] == 0x00 && mac[2] == 0x5e ? IP(224, 0, 0, mac[5])
-								   : IP(10, 0, 0, 255);
+	                                                          : IP(10, 0, 0, 255);
 }
 
 static void l2_build(struct frame *f, const struct l2_spec *s, unsigned idx)
 {
 	const uint8_t src[6] = H(s->src);
-	struct udp4 u = {.dst = s->dst, .src = src, .ip_src = l2_ip(src, false),
-			 .ip_dst = l2_ip(s->dst, true), .sport = (uint16_t)(10000 + idx),
-			 .dport = 5000, .id = (uint16_t)idx, .seed = idx};
+	struct udp4 u = {.dst = s->dst,
+	                 .src = src,
+	                 .ip_src = l2_ip(src, false),
+	                 .ip_dst = l2_ip(s->dst, true),
+	                 .sport = (uint16_t)(10000 + idx),
+	                 .dport = 5000,
+	                 .id = (uint16_t)idx,
+	                 .seed = idx};
 
 	switch (s->kind) {
 	case UDP4:
@@ -740,7 +760,7 @@ static void l2_build(struct frame *f, const struct l2_spec *s, unsigned idx)
 	case ICMP_REQ:
 	case ICMP_REPLY:
 		build_icmp4_echo(f, s->size, s->dst, src, u.ip_src, u.ip_dst, s->kind == ICMP_REPLY,
-				 (uint16_t)idx);
+		                 (uint16_t)idx);
 		break;
 	case ARP_REQ:
 		build_arp(f, s->dst, src, u.ip_src, IP(10, 0, 0, s->arg), false);
@@ -788,8 +808,8 @@ static int l2_write_config(const char *dir)
 	size_t i;
 
 	snprintf(text, sizeof(text),
-		 "# l2 golden scenario: the switch's start-up commands.\n"
-		 "# Written by `pcapgen l2`; do not edit, regenerate (pcaps/README.md).\n");
+	         "# l2 golden scenario: the switch's start-up commands.\n"
+	         "# Written by `pcapgen l2`; do not edit, regenerate (pcaps/README.md).\n");
 	for (i = 0; i < sizeof(l2_table) / sizeof(l2_table[0]); i++) {
 		mac_str(mac, l2_table[i].mac);
 		snprintf(line, sizeof(line), "l2 add %s %u\n", mac, l2_table[i].port);
@@ -801,7 +821,7 @@ static int l2_write_config(const char *dir)
 
 /* One line per input frame, for whoever has to read a failing golden test. */
 static void l2_describe(FILE *fp, const struct l2_spec *s, unsigned idx, unsigned round,
-			const struct frame *f, uint32_t mask, const char *why)
+                        const struct frame *f, uint32_t mask, const char *why)
 {
 	char dst[18], ports[32] = "";
 	unsigned p;
@@ -811,7 +831,7 @@ static void l2_describe(FILE *fp, const struct l2_spec *s, unsigned idx, unsigne
 		if (mask & (1u << p))
 			sprintf(ports + strlen(ports), " p%u", p);
 	fprintf(fp, "p%u #%-2u round %u %4u B  dst %s  %-58s -> %s:%s\n", s->port, idx, round + 1,
-		f->len, dst, s->what, why, mask ? ports : " none");
+	        f->len, dst, s->what, why, mask ? ports : " none");
 }
 
 struct l2_in {
@@ -901,10 +921,11 @@ static int cmd_l2(int argc, char **argv)
 		fprintf(stderr, "%s l2: cannot write %s: %s\n", prog, path, strerror(errno));
 		return 1;
 	}
-	fprintf(manifest, "# Input frames of the l2 golden scenario in the order the switch processes "
-			  "them (one worker, --burst %u),\n# and where each must go. Written by "
-			  "`pcapgen l2`; do not edit.\n",
-		GOLDEN_BURST);
+	fprintf(manifest,
+	        "# Input frames of the l2 golden scenario in the order the switch processes "
+	        "them (one worker, --burst %u),\n# and where each must go. Written by "
+	        "`pcapgen l2`; do not edit.\n",
+	        GOLDEN_BURST);
 	if (l2_open(ports, argv[0]) != 0)
 		return 1;
 	for (p = 0; p < L2_PORTS; p++)
@@ -927,21 +948,24 @@ static int cmd_l2(int argc, char **argv)
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: %s l2 DIR\n"
-		"       %s seq OUT.pcap --count N [--size BYTES] [--src MAC] [--dst MAC]\n"
-		"       %s bench OUT.pcap --size BYTES --count N --dst MAC [--flows K] [--src MAC]\n"
-		"\n"
-		"  l2     the l2 golden scenario for 3 ports: DIR/in-pN.pcap (input of port N),\n"
-		"         DIR/expect-pN.pcap (what must leave port N), DIR/config (start-up commands),\n"
-		"         DIR/frames.txt (what each input frame is and where it must go)\n"
-		"  seq    N IPv4/UDP frames (to UDP port %d) whose payload starts with a 32-bit\n"
-		"         big-endian sequence number 0..N-1; size 60..9014 (default 64),\n"
-		"         src 02:00:00:00:00:01, dst 02:00:00:00:00:02 by default\n"
-		"  bench  N IPv4/UDP frames of exactly BYTES bytes (60..9014, without FCS) to MAC,\n"
-		"         cycling through K distinct 5-tuples (default 1); src 02:00:00:00:00:fe\n"
-		"\n"
-		"Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-		prog, prog, prog, SEQ_DPORT);
+	        "usage: %s l2 DIR\n"
+	        "       %s seq OUT.pcap --count N [--size BYTES] [--src MAC] [--dst MAC]\n"
+	        "       %s bench OUT.pcap --size BYTES --count N --dst MAC [--flows K]\n"
+	        "                        [--src MAC]\n"
+	        "\n"
+	        "l2     the l2 golden scenario for 3 ports: DIR/in-pN.pcap (input of port N),\n"
+	        "       DIR/expect-pN.pcap (what must leave port N), DIR/config (start-up\n"
+	        "       commands), DIR/frames.txt (each input frame and where it must go)\n"
+	        "seq    N IPv4/UDP frames to UDP port %d whose payload starts with a 32-bit\n"
+	        "       big-endian sequence number 0..N-1; BYTES 60..9014 (default 64); MACs\n"
+	        "       02:00:00:00:00:01 -> 02:00:00:00:00:02 by default\n"
+	        "bench  N IPv4/UDP frames of exactly BYTES bytes (60..9014, without FCS) to\n"
+	        "       MAC, cycling through K distinct 5-tuples (default 1): flow k is\n"
+	        "       10.128.0.1+k:1024+(k mod 64512) -> 10.0.0.2:5000; src MAC by default\n"
+	        "       02:00:00:00:00:fe\n"
+	        "\n"
+	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
+	        prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)

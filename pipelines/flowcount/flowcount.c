@@ -51,7 +51,7 @@ static inline int64_t fc_bucket(const struct rte_mbuf *m)
 }
 
 static __rte_always_inline int fc_process_common(struct isw_worker *w, struct rte_mbuf *m,
-						 struct isw_pass *pass)
+                                                 struct isw_pass *pass)
 {
 	int64_t b = fc_bucket(m);
 	if (b < 0)
@@ -108,7 +108,8 @@ static int cmd_fc_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	    (argc == 1 && isw_arg_u32(c, argv[0], "top", 1, FC_BUCKETS, &top) < 0))
 		return -EINVAL;
 	if (flows == NULL)
-		return isw_cmd_err(c, ENOENT, "flowcount is not enabled (pipeline enable flowcount)");
+		return isw_cmd_err(c, ENOENT,
+		                   "flowcount is not enabled (pipeline enable flowcount)");
 	struct fc_row *rows = malloc(FC_BUCKETS * sizeof(*rows));
 	if (rows == NULL)
 		return isw_cmd_err(c, ENOMEM, "no memory");
@@ -142,27 +143,27 @@ static int cmd_fc_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(fc_show, "flowcount show", "[TOP]",
-		 "show the busiest flow buckets (packets and bytes, 32-bit wrapping counters)",
-		 cmd_fc_show)
+                 "show the busiest flow buckets (packets and bytes, 32-bit wrapping counters)",
+                 cmd_fc_show)
 
 static const struct isw_reg_decl fc_regs[] = {
-	{"flows", 0, ISW_REG_PAIR, FC_BUCKETS},
+        {"flows", 0, ISW_REG_PAIR, FC_BUCKETS},
 };
 
 static const struct isw_asic_decl fc_asic = {
-	.pipeline = "flowcount",
-	.regs = fc_regs,
-	.nb_regs = RTE_DIM(fc_regs),
+        .pipeline = "flowcount",
+        .regs = fc_regs,
+        .nb_regs = RTE_DIM(fc_regs),
 };
 
 static struct isw_pipeline flowcount = {
-	.name = "flowcount",
-	.help = "count IPv4 flows in a register array, then pass packets on (example pipeline)",
-	.order = 100,
-	.asic = &fc_asic,
-	.enable = fc_enable,
-	.disable = fc_disable,
-	.process = fc_process,
-	.process_strict = fc_process_strict,
+        .name = "flowcount",
+        .help = "count IPv4 flows in a register array, then pass packets on (example pipeline)",
+        .order = 100,
+        .asic = &fc_asic,
+        .enable = fc_enable,
+        .disable = fc_disable,
+        .process = fc_process,
+        .process_strict = fc_process_strict,
 };
 ISW_PIPELINE_REGISTER(flowcount)

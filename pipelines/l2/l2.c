@@ -189,7 +189,7 @@ static int cmd_l2_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(l2_add, "l2 add", "MAC PORT", "send frames for MAC out of PORT (replaces)",
-		 cmd_l2_add)
+                 cmd_l2_add)
 
 static int cmd_l2_del(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -256,27 +256,27 @@ static int cmd_l2_flood(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(l2_flood, "l2 flood", "[unknown|broadcast] on|off",
-		 "flood unknown unicast and/or broadcast+multicast to all other ports",
-		 cmd_l2_flood)
+                 "flood unknown unicast and/or broadcast+multicast to all other ports",
+                 cmd_l2_flood)
 
 static const struct isw_table_decl l2_tables[] = {
-	{"mac", 0, L2_ENTRIES_MAX, 8},
+        {"mac", 0, L2_ENTRIES_MAX, 8},
 };
 
 static const struct isw_asic_decl l2_asic = {
-	.pipeline = "l2",
-	.tables = l2_tables,
-	.nb_tables = RTE_DIM(l2_tables),
+        .pipeline = "l2",
+        .tables = l2_tables,
+        .nb_tables = RTE_DIM(l2_tables),
 };
 
 static struct isw_pipeline l2 = {
-	.name = "l2",
-	.help = "Ethernet forwarding: static MAC table, flooding (always on, always last)",
-	.order = INT32_MAX,
-	.always = true,
-	.asic = &l2_asic,
-	.enable = l2_enable,
-	.disable = l2_disable,
-	.process = l2_process,
+        .name = "l2",
+        .help = "Ethernet forwarding: static MAC table, flooding (always on, always last)",
+        .order = INT32_MAX,
+        .always = true,
+        .asic = &l2_asic,
+        .enable = l2_enable,
+        .disable = l2_disable,
+        .process = l2_process,
 };
 ISW_PIPELINE_REGISTER(l2)

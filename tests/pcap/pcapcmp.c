@@ -149,7 +149,7 @@ static bool ignored(const struct cmp *m, uint32_t off)
 }
 
 static bool byte_differs(const struct cmp *m, const struct pkt *a, const struct pkt *b,
-			 uint32_t off)
+                         uint32_t off)
 {
 	if (off >= a->caplen || off >= b->caplen)
 		return off < a->caplen || off < b->caplen;
@@ -232,7 +232,7 @@ static void hex_head(const char *label, const struct pkt *k)
 }
 
 static void report_frame(const struct cmp *m, const struct cap *e, const struct cap *g, size_t i,
-			 uint32_t off)
+                         uint32_t off)
 {
 	const struct pkt *pe = &e->v[i], *pg = &g->v[i];
 
@@ -328,8 +328,8 @@ static int64_t seq_of(const uint8_t *d, uint32_t len)
 
 	if (len >= 18 && get16(d + 12) == 0x8100) /* one 802.1Q tag */
 		l3 = 18;
-	if (len < l3 + 20 || get16(d + l3 - 2) != 0x0800 || d[l3] >> 4 != 4 ||
-	    (d[l3] & 0xf) < 5 || d[l3 + 9] != 17 || (get16(d + l3 + 6) & 0x3fff) != 0)
+	if (len < l3 + 20 || get16(d + l3 - 2) != 0x0800 || d[l3] >> 4 != 4 || (d[l3] & 0xf) < 5 ||
+	    d[l3 + 9] != 17 || (get16(d + l3 + 6) & 0x3fff) != 0)
 		return -1;
 	l4 = l3 + (uint32_t)(d[l3] & 0xf) * 4;
 	if (len < l4 + 8 + 4 || get16(d + l4 + 2) != SEQ_DPORT)
@@ -389,17 +389,17 @@ static int seq_count(const char *path, unsigned long count)
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: %s EXPECTED.pcap GOT.pcap [--ignore OFF:LEN]...\n"
-		"       %s --seq GOT.pcap --count N\n"
-		"\n"
-		"Compares two captures frame by frame: count, length and bytes (timestamps are\n"
-		"ignored). --ignore OFF:LEN (decimal or 0x-hex) masks that byte range of every frame.\n"
-		"Exit status: 0 identical, 1 different, 2 error.\n"
-		"\n"
-		"--seq counts the frames of a `pcapgen seq` capture that arrived and prints\n"
-		"{\"frames\":F,\"unique\":U,\"missing\":M,\"duplicates\":D,\"reordered\":R,"
-		"\"invalid\":I}\n",
-		prog, prog);
+	        "usage: %s EXPECTED.pcap GOT.pcap [--ignore OFF:LEN]...\n"
+	        "       %s --seq GOT.pcap --count N\n"
+	        "\n"
+	        "Compares two captures frame by frame: count, length and bytes (timestamps\n"
+	        "are ignored). --ignore OFF:LEN (decimal, or hex after 0x) masks that byte\n"
+	        "range of every frame. Exit status: 0 identical, 1 different, 2 error.\n"
+	        "\n"
+	        "--seq counts the frames of a `pcapgen seq` capture that arrived, and prints\n"
+	        "{\"frames\":F,\"unique\":U,\"missing\":M,\"duplicates\":D,"
+	        "\"reordered\":R,\"invalid\":I}\n",
+	        prog, prog);
 }
 
 /* Decimal, or hexadecimal after 0x; returns the number of characters used, or -EINVAL. */
@@ -469,19 +469,21 @@ int main(int argc, char **argv)
 		} else if ((v = opt_value(argc, argv, &i, "--ignore")) != NULL) {
 			if (m.nign == IGNORE_MAX) {
 				fprintf(stderr, "%s: at most %d --ignore ranges\n", prog,
-					IGNORE_MAX);
+				        IGNORE_MAX);
 				return 2;
 			}
 			if (parse_range(v, &m.ign[m.nign++]) != 0) {
-				fprintf(stderr, "%s: --ignore wants OFF:LEN with LEN > 0, got '%s'\n",
-					prog, v);
+				fprintf(stderr,
+				        "%s: --ignore wants OFF:LEN with LEN > 0, got '%s'\n", prog,
+				        v);
 				return 2;
 			}
 		} else if ((v = opt_value(argc, argv, &i, "--count")) != NULL) {
 			count_arg = v;
 			if (parse_u32(v, &c32) != (int)strlen(v) || c32 == 0 || c32 > COUNT_MAX) {
-				fprintf(stderr, "%s: --count wants a number from 1 to %lu, got '%s'\n",
-					prog, COUNT_MAX, v);
+				fprintf(stderr,
+				        "%s: --count wants a number from 1 to %lu, got '%s'\n",
+				        prog, COUNT_MAX, v);
 				return 2;
 			}
 			count = c32;
@@ -498,8 +500,9 @@ int main(int argc, char **argv)
 	}
 	if (seq) {
 		if (nfiles != 1 || count_arg == NULL || m.nign != 0) {
-			fprintf(stderr, "%s: --seq takes one capture and --count N (and no --ignore)\n",
-				prog);
+			fprintf(stderr,
+			        "%s: --seq takes one capture and --count N (and no --ignore)\n",
+			        prog);
 			return 2;
 		}
 		return seq_count(files[0], count);

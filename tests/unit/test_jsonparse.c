@@ -57,7 +57,7 @@ static void refuse_n(const char *text, size_t len, size_t off)
 	assert_non_null(err.reason);
 	if (err.offset != off)
 		fail_msg("\"%.*s\": offset %zu (%s), expected %zu", (int)len, text, err.offset,
-			 err.reason, off);
+		         err.reason, off);
 }
 
 static void refuse(const char *text, size_t off)
@@ -193,7 +193,7 @@ static void test_strings(void **state)
 	check_string("\"\\u007f\"", "\x7f", 1);
 	/* Raw UTF-8 passes through unchanged: 2, 3 and 4-byte sequences. */
 	check_string("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
-		     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14);
+	             "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14);
 }
 
 static void test_arrays(void **state)
@@ -257,7 +257,7 @@ static void test_objects(void **state)
 	isw_jv_free(v);
 
 	v = parse_ok("{\"ok\":true,\"name\":\"sw0\",\"n\":3,\"ok2\":null,\"name\":\"dup\","
-		     "\"a\\u0000b\":1,\"\":\"empty\"}");
+	             "\"a\\u0000b\":1,\"\":\"empty\"}");
 	assert_int_equal(v->n, 7);
 	assert_string_equal(v->members[0].key, "ok");
 	assert_string_equal(v->members[1].key, "name");
@@ -284,9 +284,10 @@ static void test_objects(void **state)
 
 static void test_nested_reply(void **state)
 {
-	const char *text = "{\"ok\":true,\"ports\":[{\"id\":0,\"name\":\"net_af_xdp0\",\"rx_pkts\":10},"
-			   "{\"id\":1,\"name\":\"net_null0\",\"rx_pkts\":0,\"extra\":{\"a\":[1,2]}}],"
-			   "\"pipeline\":{\"name\":\"l2\",\"stages\":{\"used\":3,\"max\":12}}}";
+	const char *text =
+	        "{\"ok\":true,\"ports\":[{\"id\":0,\"name\":\"net_af_xdp0\",\"rx_pkts\":10},"
+	        "{\"id\":1,\"name\":\"net_null0\",\"rx_pkts\":0,\"extra\":{\"a\":[1,2]}}],"
+	        "\"pipeline\":{\"name\":\"l2\",\"stages\":{\"used\":3,\"max\":12}}}";
 	const struct isw_jv *ports, *row, *stages;
 	struct isw_jv *v = parse_ok(text);
 
@@ -342,11 +343,16 @@ static void test_depth(void **state)
 	refuse_n(s, 1000000, ISW_JV_DEPTH_MAX);
 	free(s);
 
-	refuse("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
+	refuse("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
+	       "\"a\":"
+	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
+	       "\"a\":"
+	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
+	       "\"a\":"
+	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
+	       "\"a\":"
+	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
+	       "\"a\":"
 	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":",
 	       64 * 5);
 }
@@ -383,7 +389,7 @@ static void test_truncated(void **state)
 static void test_every_prefix(void **state)
 {
 	const char *doc = "{\"ok\":true,\"a\":[1,-2.5e+3,{\"b\":\"x\\u00e9\\ud83d\\ude00\\n\"}],"
-			  "\"c\":null,\"d\":false,\"e\":\"\xe2\x82\xac\"}";
+	                  "\"c\":null,\"d\":false,\"e\":\"\xe2\x82\xac\"}";
 	size_t len = strlen(doc), i;
 	struct isw_jv_error err;
 	struct isw_jv *v;
@@ -492,7 +498,9 @@ static void test_bad_strings(void **state)
 	refuse("\"\x01\"", 1);
 	refuse("\"\x1f\"", 1);
 	refuse_n("\"a\0b\"", 5, 2);
-	refuse("{\"k\x1b" "y\":1}", 3);
+	refuse("{\"k\x1b"
+	       "y\":1}",
+	       3);
 	/* Invalid UTF-8: stray continuation, overlong, surrogate, too large, cut short. */
 	refuse("\"\x80\"", 1);
 	refuse("\"ab\xff\"", 3);
@@ -518,22 +526,22 @@ static void test_error_without_err(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_literals),
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_number_conversion),
-		cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_arrays),
-		cmocka_unit_test(test_big_array),
-		cmocka_unit_test(test_objects),
-		cmocka_unit_test(test_nested_reply),
-		cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_every_prefix),
-		cmocka_unit_test(test_trailing),
-		cmocka_unit_test(test_syntax),
-		cmocka_unit_test(test_bad_numbers),
-		cmocka_unit_test(test_bad_strings),
-		cmocka_unit_test(test_error_without_err),
+	        cmocka_unit_test(test_literals),
+	        cmocka_unit_test(test_numbers),
+	        cmocka_unit_test(test_number_conversion),
+	        cmocka_unit_test(test_strings),
+	        cmocka_unit_test(test_arrays),
+	        cmocka_unit_test(test_big_array),
+	        cmocka_unit_test(test_objects),
+	        cmocka_unit_test(test_nested_reply),
+	        cmocka_unit_test(test_depth),
+	        cmocka_unit_test(test_truncated),
+	        cmocka_unit_test(test_every_prefix),
+	        cmocka_unit_test(test_trailing),
+	        cmocka_unit_test(test_syntax),
+	        cmocka_unit_test(test_bad_numbers),
+	        cmocka_unit_test(test_bad_strings),
+	        cmocka_unit_test(test_error_without_err),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

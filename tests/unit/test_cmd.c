@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Command parser and registry: word splitting, dispatch and its errors, argument parsers, and
+ * the rule that a refused command changes nothing. Runs the real handlers of the core and l2
+ * without EAL or ports (the dataplane is set up as if it had three ports and no workers).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cmd.h"
+#include "dp.h"
+#include "fault.h"
+#include "pipeline.h"
+#include "pre.h"
+
+static struct isw_json out;
+
+static int noop_conf(struct isw_port_conf *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	char err[256];
+	isw_dp.nb_ports = 3;
+	isw_dp.nb_workers = 0;
+	assert_int_equal(isw_port_conf_update(noop_conf, NULL), 0);
+	assert_int_equal(isw_mc_init(3), 0);
+	assert_int_equal(isw_pipeline_init(err, sizeof(err)), 0);
+	isw_json_init(&out);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	isw_pipeline_fini();
+	isw_mc_fini();
+	free(isw_dp.pconf);
+	isw_dp.pconf = NULL;
+	isw_json_free(&out);
+	return 0;
+}
+
+/* Runs a line; returns the reply text. */
+static const char *run(const char *line, int expect_rc)
+{
+	int rc = isw_cmd_exec(line, &out);
+	if ((expect_rc == 0) != (rc == 0))
+		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
+	return isw_json_str(&out);
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle) == NULL)
+		fail_msg("'%s' does not contain '%s'", hay, needle);
+}
+
+static void test_split(void **state)
+{
+	(void)state;
+	char *argv[8];
+	char l1[] = "  mc\tgroup   add 1 2  ";
+	assert_int_equal(isw_cmd_split(l1, argv, 8), 5);
+	assert_string_equal(argv[0], "mc");
+	assert_string_equal(argv[1], "group");
+	assert_string_equal(argv[4], "2");
+
+	char l2[] = "say \"hello world\" \"a\\\"b\" x\"y z\"w";
+	assert_int_equal(isw_cmd_split(l2, argv, 8), 4);
+	assert_string_equal(argv[1], "hello world");
+	assert_string_equal(argv[2], "a\"b");
+	assert_string_equal(argv[3], "xy zw");
+
+	char l3[] = "a \"unterminated";
+	assert_int_equal(isw_cmd_split(l3, argv, 8), -EINVAL);
+
+	char l4[] = "1 2 3 4 5 6 7 8 9";
+	assert_int_equal(isw_cmd_split(l4, argv, 8), -E2BIG);
+
+	char l5[] = "   \n";
+	assert_int_equal(isw_cmd_split(l5, argv, 8), 0);
+
+	char l6[] = "\"\"";
+	assert_int_equal(isw_cmd_split(l6, argv, 8), 1);
+	assert_string_equal(argv[0], "");
+}
+
+static void test_dispatch_errors(void **state)
+{
+	(void)state;
+	assert_contains(run("frobnicate", -1), "unknown command 'frobnicate' (try 'help')");
+	assert_contains(run("mc group", -1), "incomplete command");
+	assert_contains(isw_json_str(&out), "create");
+	assert_contains(run("mc group frob 1", -1), "unknown command 'frob' after 'group'");
+	assert_contains(run("mc", -1), "expects one of: group");
+	assert_contains(run("\"open", -1), "unterminated quote");
+	assert_string_equal(run("", 0), "{\"ok\":true}");
+	assert_string_equal(run("# a comment", 0), "{\"ok\":true}");
+
+	char *big = malloc(ISW_CMD_LINE_MAX + 10);
+	memset(big, 'a', ISW_CMD_LINE_MAX + 9);
+	big[ISW_CMD_LINE_MAX + 9] = '\0';
+	assert_contains(run(big, -1), "line too long");
+	free(big);
+
+	/* Replies are one valid line of JSON even when the message has quotes in it. */
+	assert_contains(run("l2 add \"a\\\"b\" 1", -1), "'a\\\"b' is not a MAC address");
+	assert_null(strchr(isw_json_str(&out), '\n'));
+}
+
+static void test_usage_errors(void **state)
+{
+	(void)state;
+	assert_contains(run("l2 add 02:00:00:00:00:01", -1),
+	                "missing arguments; usage: l2 add MAC PORT");
+	assert_contains(run("l2 add 02:00:00:00:00:01 1 2", -1), "too many arguments");
+	assert_contains(run("version extra", -1), "too many arguments");
+}
+
+static void test_help(void **state)
+{
+	(void)state;
+	const char *r = run("help l2", 0);
+	assert_contains(r, "\"command\":\"l2 add MAC PORT\"");
+	assert_null(strstr(r, "mc group"));
+	assert_contains(run("help nosuch", -1), "no command starts with 'nosuch'");
+	/* A prefix must end on a word boundary: "help l" is not "help l2". */
+	run("help l", -1);
+}
+
+static void test_arg_parsers(void **state)
+{
+	(void)state;
+	struct isw_cmd_ctx c = {.out = &out};
+	uint32_t u;
+	uint64_t u64;
+	double pct;
+	uint8_t mac[6];
+	uint32_t ip;
+	bool on;
+
+	assert_int_equal(isw_arg_u32(&c, "42", "n", 0, 100, &u), 0);
+	assert_int_equal(u, 42);
+	assert_int_equal(isw_arg_u32(&c, "0x10", "n", 0, 100, &u), 0);
+	assert_int_equal(u, 16);
+	assert_true(isw_arg_u32(&c, "101", "n", 0, 100, &u) < 0);
+	assert_contains(c.err, "n: 101 is out of range 0..100");
+	assert_true(isw_arg_u32(&c, "-1", "n", 0, 100, &u) < 0);
+	assert_true(isw_arg_u32(&c, "", "n", 0, 100, &u) < 0);
+	assert_true(isw_arg_u32(&c, "12abc", "n", 0, 100, &u) < 0);
+	assert_true(isw_arg_u64(&c, "99999999999999999999", "n", &u64) < 0);
+	assert_int_equal(isw_arg_u64(&c, "18446744073709551615", "n", &u64), 0);
+	assert_true(u64 == UINT64_MAX);
+
+	assert_int_equal(isw_arg_pct(&c, "12.5", "p", &pct), 0);
+	assert_true(pct == 12.5);
+	assert_int_equal(isw_arg_pct(&c, "7%", "p", &pct), 0);
+	assert_true(pct == 7);
+	assert_true(isw_arg_pct(&c, "100.1", "p", &pct) < 0);
+	assert_true(isw_arg_pct(&c, "-1", "p", &pct) < 0);
+	assert_true(isw_arg_pct(&c, "nan", "p", &pct) < 0);
+	assert_true(isw_arg_pct(&c, "%", "p", &pct) < 0);
+
+	assert_int_equal(isw_arg_mac(&c, "02:aB:00:00:00:ff", "m", mac), 0);
+	assert_int_equal(mac[1], 0xab);
+	assert_int_equal(mac[5], 0xff);
+	assert_true(isw_arg_mac(&c, "02:ab:00:00:00", "m", mac) < 0);
+	assert_true(isw_arg_mac(&c, "02:ab:00:00:00:fff", "m", mac) < 0);
+	assert_true(isw_arg_mac(&c, "02-ab-00-00-00-ff", "m", mac) < 0);
+	assert_true(isw_arg_mac(&c, "02: b:00:00:00:ff", "m", mac) < 0);
+	assert_true(isw_arg_mac(&c, "02:+b:00:00:00:ff", "m", mac) < 0);
+
+	assert_int_equal(isw_arg_ipv4(&c, "10.0.0.254", "ip", &ip), 0);
+	assert_int_equal(((uint8_t *)&ip)[3], 254);
+	assert_true(isw_arg_ipv4(&c, "10.0.0.256", "ip", &ip) < 0);
+	assert_true(isw_arg_ipv4(&c, "10.0.0", "ip", &ip) < 0);
+
+	assert_int_equal(isw_arg_onoff(&c, "on", "f", &on), 0);
+	assert_true(on);
+	assert_int_equal(isw_arg_onoff(&c, "off", "f", &on), 0);
+	assert_false(on);
+	assert_true(isw_arg_onoff(&c, "maybe", "f", &on) < 0);
+
+	uint16_t port;
+	assert_int_equal(isw_arg_port(&c, "2", &port), 0);
+	assert_true(isw_arg_port(&c, "3", &port) < 0);
+	assert_contains(c.err, "port: 3 is out of range 0..2");
+}
+
+static void test_l2_commands(void **state)
+{
+	(void)state;
+	run("l2 add 02:00:00:00:00:01 1", 0);
+	assert_contains(isw_json_str(&out), "\"replaced\":false");
+	run("l2 add 02:00:00:00:00:01 2", 0);
+	assert_contains(isw_json_str(&out), "\"replaced\":true");
+	assert_contains(run("l2 show", 0), "{\"mac\":\"02:00:00:00:00:01\",\"port\":2}");
+
+	/* Refused commands leave the table as it was. */
+	assert_contains(run("l2 add 02:00:00:00:00:02 3", -1), "out of range");
+	assert_contains(run("l2 add 01:00:5e:00:00:01 1", -1), "multicast");
+	assert_contains(run("l2 add 00:00:00:00:00:00 1", -1), "not a station address");
+	assert_contains(run("l2 del 02:00:00:00:00:09", -1), "not in the MAC table");
+	const char *r = run("l2 show", 0);
+	assert_null(strstr(r, "02:00:00:00:00:02"));
+	assert_contains(r, "{\"mac\":\"02:00:00:00:00:01\",\"port\":2}");
+
+	run("l2 flood unknown off", 0);
+	assert_contains(run("l2 show", 0), "\"flood_unknown\":false,\"flood_broadcast\":true");
+	assert_contains(run("l2 flood sideways off", -1), "not unknown or broadcast");
+	run("l2 flood on", 0);
+	assert_contains(run("l2 show", 0), "\"flood_unknown\":true,\"flood_broadcast\":true");
+
+	run("l2 del 02:00:00:00:00:01", 0);
+	assert_contains(run("l2 show", 0), "\"entries\":[]");
+}
+
+static void test_fault_no_partial_effect(void **state)
+{
+	(void)state;
+	run("port fault 1 rx drop 10 dup 5", 0);
+	const struct isw_port_conf *pc = isw_port_conf_get();
+	uint32_t gen = pc->gen;
+	assert_true(pc->fault[1][ISW_DIR_RX].on);
+
+	/* Every one of these is refused; the published settings must not change at all. */
+	run("port fault 1 rx drop 20 dup 200", -1);
+	run("port fault 1 rx drop 20 depth 0", -1);
+	run("port fault 1 rx drop 20 dup", -1);
+	run("port fault 1 sideways drop 20", -1);
+	run("port fault 9 rx drop 20", -1);
+	run("port fault 1 rx drop 20 jitter 3", -1);
+	pc = isw_port_conf_get();
+	assert_int_equal(pc->gen, gen);
+	assert_true(pc->fault[1][ISW_DIR_RX].drop == isw_fault_prob(10));
+
+	run("port fault 1 rx off", 0);
+	assert_false(isw_port_conf_get()->fault[1][ISW_DIR_RX].on);
+	run("port fault seed 7", 0);
+	assert_true(isw_port_conf_get()->seed == 7);
+}
+
+static void test_mc_commands(void **state)
+{
+	(void)state;
+	assert_contains(run("mc group add 5 1", -1), "no such group");
+	run("mc group create 5", 0);
+	assert_contains(run("mc group create 5", -1), "already exists");
+	run("mc group add 5 1", 0);
+	run("mc group add 5 2 7", 0);
+	assert_contains(run("mc group add 5 2 7", -1), "already");
+	assert_contains(run("mc group add 5 3", -1), "out of range");
+	assert_contains(run("mc group create 0", -1), "out of range 1..65535");
+	assert_contains(run("mc group show 5", 0), "\"members\":[\"1/1\",\"2/7\"]");
+	run("mc group del 5 1", 0);
+	assert_contains(run("mc group show", 0), "\"members\":[\"2/7\"]");
+	run("mc group destroy 5", 0);
+	assert_contains(run("mc group show 5", -1), "no such group");
+}
+
+static void test_register_and_pipeline_commands(void **state)
+{
+	(void)state;
+	assert_contains(run("register read nosuch 0", -1), "no register array 'nosuch'");
+	assert_contains(run("pipeline enable nosuch", -1), "unknown pipeline");
+	run("pipeline enable flowcount", 0);
+	assert_contains(run("pipeline enable flowcount", -1), "already enabled");
+	assert_contains(run("register list", 0), "\"name\":\"flowcount.flows\"");
+	run("register write flowcount.flows 3 10 20", 0);
+	assert_contains(run("register read flowcount.flows 3", 0),
+	                "{\"index\":3,\"lo\":10,\"hi\":20}");
+	assert_contains(run("register write flowcount.flows 3 10", -1), "give LO and HI");
+	assert_contains(run("register read flowcount.flows 4096", -1), "out of range");
+	assert_contains(run("register read flowcount.flows 4090 7", -1), "goes past the end");
+	run("register reset flowcount.flows", 0);
+	assert_contains(run("register read flowcount.flows 3", 0), "{\"index\":3,\"lo\":0");
+	assert_contains(run("pipeline show flowcount", 0), "\"fits\":true");
+	assert_contains(run("pipeline disable l2", -1), "cannot be disabled");
+	run("pipeline disable flowcount", 0);
+	assert_contains(run("register list", 0), "\"registers\":[]");
+	assert_contains(run("pipeline profile tofino9", -1), "unknown profile");
+	run("pipeline profile tofino1", 0);
+	run("pipeline profile tofino2", 0);
+}
+
+static void test_exec_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/isw-test-cmd-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char text[] = "# config\nl2 add 02:00:00:00:00:05 0\n\nl2 add bad 0\nl2 add "
+	                    "02:00:00:00:00:06 0\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	char err[256];
+	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
+	assert_contains(err, ":4: mac: 'bad' is not a MAC address");
+	/* Lines before the error took effect, lines after it did not. */
+	const char *r = run("l2 show", 0);
+	assert_contains(r, "02:00:00:00:00:05");
+	assert_null(strstr(r, "02:00:00:00:00:06"));
+	unlink(path);
+	assert_true(isw_cmd_exec_file("/nonexistent/x", err, sizeof(err)) < 0);
+	assert_contains(err, "No such file");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_split),
+	        cmocka_unit_test_setup_teardown(test_dispatch_errors, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_arg_parsers, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_l2_commands, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_fault_no_partial_effect, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_mc_commands, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_register_and_pipeline_commands, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_exec_file, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The packet replication engine: group membership, exclusion of the ingress port, per-replica
+ * rewrite keyed by replication id, private headers with shared payload, full copies on ports
+ * that cannot send chained mbufs, and counted drops. Runs EAL without hugepages or devices;
+ * replicas are inspected in the worker's transmit buffers before any port would see them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "dp.h"
+#include "pre.h"
+#include "worker.h"
+
+#define NPORTS 4
+
+static struct isw_worker *w;
+static struct isw_port_conf pconf;
+
+static int noop_conf(struct isw_port_conf *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	w = rte_zmalloc(NULL, sizeof(*w), 64);
+	assert_non_null(w);
+	for (int p = 0; p < NPORTS; p++)
+		w->txq[p] = 0;
+	w->pconf = &pconf;
+	isw_dp.workers[0] = w;
+	assert_int_equal(isw_mc_init(NPORTS), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int p = 0; p < NPORTS; p++) {
+		for (unsigned i = 0; i < w->tx[p].n; i++)
+			rte_pktmbuf_free(w->tx[p].pkts[i]);
+		w->tx[p].n = 0;
+	}
+	isw_mc_fini();
+	rte_free(w);
+	return 0;
+}
+
+static struct rte_mbuf *packet(uint16_t len, uint16_t in_port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	assert_non_null(m);
+	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, len);
+	for (uint16_t i = 0; i < len; i++)
+		d[i] = (uint8_t)i;
+	isw_meta(m)->in_port = in_port;
+	return m;
+}
+
+static void test_flood_excludes_ingress(void **state)
+{
+	(void)state;
+	struct rte_mbuf *m = packet(100, 2);
+	isw_mcast(w, m, ISW_MC_FLOOD, 2, NULL, NULL, 0);
+	assert_int_equal(w->tx[0].n, 1);
+	assert_int_equal(w->tx[1].n, 1);
+	assert_int_equal(w->tx[2].n, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	/* The original is the last replica; the others reference its data. */
+	assert_ptr_equal(w->tx[3].pkts[0], m);
+	assert_true(RTE_MBUF_CLONED(w->tx[0].pkts[0]));
+	assert_int_equal(rte_mbuf_refcnt_read(m), 3);
+	assert_memory_equal(rte_pktmbuf_mtod(w->tx[0].pkts[0], void *), rte_pktmbuf_mtod(m, void *),
+	                    100);
+	assert_int_equal(isw_meta(w->tx[1].pkts[0])->in_port, 2);
+}
+
+struct seen {
+	int n;
+	uint16_t rid[8];
+	uint16_t port[8];
+};
+
+static void rewrite(struct rte_mbuf *m, uint16_t rid, uint16_t port, void *arg)
+{
+	struct seen *s = arg;
+	s->rid[s->n] = rid;
+	s->port[s->n] = port;
+	s->n++;
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	d[0] = (uint8_t)(0xa0 + rid); /* a per-replica "destination address" */
+}
+
+static void test_rewrite_private_headers(void **state)
+{
+	(void)state;
+	isw_pre_set_multiseg(0, true);
+	isw_pre_set_multiseg(1, true);
+	isw_pre_set_multiseg(3, false); /* this port needs full copies */
+	struct isw_mc_member mb[] = {{0, 10}, {1, 11}, {3, 13}, {1, 12}};
+	assert_int_equal(isw_mc_set(9, mb, 4), 0);
+
+	struct rte_mbuf *m = packet(300, 2);
+	struct seen s = {0};
+	isw_mcast(w, m, 9, ISW_MC_NO_EXCLUDE, rewrite, &s, 42);
+
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.rid[0], 10);
+	assert_int_equal(s.rid[2], 13);
+	assert_int_equal(s.rid[3], 12);
+	assert_int_equal(w->tx[0].n, 1);
+	assert_int_equal(w->tx[1].n, 2);
+	assert_int_equal(w->tx[3].n, 1);
+
+	/* Each replica has its own first byte and the same 300 bytes otherwise. */
+	struct rte_mbuf *r[] = {w->tx[0].pkts[0], w->tx[1].pkts[0], w->tx[3].pkts[0],
+	                        w->tx[1].pkts[1]};
+	uint8_t want[] = {0xa0 + 10, 0xa0 + 11, 0xa0 + 13, 0xa0 + 12};
+	for (int i = 0; i < 4; i++) {
+		uint8_t flat[300];
+		const uint8_t *d = rte_pktmbuf_read(r[i], 0, 300, flat);
+		assert_non_null(d);
+		assert_int_equal(rte_pktmbuf_pkt_len(r[i]), 300);
+		assert_int_equal(d[0], want[i]);
+		for (int k = 1; k < 300; k++)
+			assert_int_equal(d[k], (uint8_t)k);
+	}
+	/* Chained (header + shared payload) where the port allows, a copy where it does not. */
+	assert_int_equal(r[0]->nb_segs, 2);
+	assert_int_equal(rte_pktmbuf_data_len(r[0]), 42);
+	assert_int_equal(r[2]->nb_segs, 1);
+	assert_false(RTE_MBUF_CLONED(r[2]));
+	assert_ptr_equal(r[3], m);
+}
+
+static void test_missing_and_empty_groups(void **state)
+{
+	(void)state;
+	uint64_t before = w->stats.pipeline[0].drops[ISW_DROP_NO_GROUP];
+	isw_mcast(w, packet(60, 0), 77, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
+	assert_int_equal(w->stats.pipeline[0].drops[ISW_DROP_NO_GROUP], before + 1);
+
+	assert_int_equal(isw_mc_create(78), 0);
+	isw_mcast(w, packet(60, 0), 78, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
+	assert_int_equal(w->stats.pipeline[0].drops[ISW_DROP_NO_GROUP], before + 2);
+
+	/* A group whose only member is the ingress port has nobody to send to. */
+	assert_int_equal(isw_mc_add(78, 1, 1), 0);
+	isw_mcast(w, packet(60, 1), 78, 1, NULL, NULL, 0);
+	assert_int_equal(w->stats.pipeline[0].drops[ISW_DROP_NO_GROUP], before + 3);
+	assert_int_equal(w->stats.port[1].drops, 1);
+	for (int p = 0; p < NPORTS; p++)
+		assert_int_equal(w->tx[p].n, 0);
+}
+
+static void test_group_edits(void **state)
+{
+	(void)state;
+	assert_int_equal(isw_mc_create(ISW_MC_FLOOD), -EINVAL);
+	assert_int_equal(isw_mc_add(5, 0, 0), -ENOENT);
+	assert_int_equal(isw_mc_create(5), 0);
+	assert_int_equal(isw_mc_create(5), -EEXIST);
+	assert_int_equal(isw_mc_add(5, 0, 1), 0);
+	assert_int_equal(isw_mc_add(5, 0, 1), -EEXIST);
+	assert_int_equal(isw_mc_add(5, 0, 2), 0); /* same port, another rid: two replicas */
+	assert_int_equal(isw_mc_get(5)->n, 2);
+	assert_int_equal(isw_mc_del(5, 0, 3), -ENOENT);
+	assert_int_equal(isw_mc_del(5, 0, 1), 0);
+	assert_int_equal(isw_mc_get(5)->n, 1);
+	assert_int_equal(isw_mc_get(5)->m[0].rid, 2);
+	struct isw_mc_member bad = {NPORTS, 0};
+	assert_int_equal(isw_mc_set(6, &bad, 1), -ENODEV);
+	assert_null(isw_mc_get(6));
+	assert_int_equal(isw_mc_destroy(5), 0);
+	assert_int_equal(isw_mc_destroy(5), -ENOENT);
+}
+
+int main(void)
+{
+	char *eal[] = {"test_pre",    "--no-huge",           "-m", "128", "--no-pci",
+	               "--no-shconf", "--log-level=*:error", "-l", "0",   "--file-prefix",
+	               "isw-test-pre"};
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	isw_dp.pool = rte_pktmbuf_pool_create(
+	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	isw_dp.nb_ports = NPORTS;
+	isw_dp.nb_workers = 1;
+	isw_port_conf_update(noop_conf, NULL);
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test_setup_teardown(test_flood_excludes_ingress, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_rewrite_private_headers, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_missing_and_empty_groups, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_group_edits, setup, teardown),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
