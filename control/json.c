@@ -73,11 +73,41 @@ static void puts_(struct isw_json *j, const char *s)
 	put(j, s, strlen(s));
 }
 
+/* Length of the valid UTF-8 sequence at p, or 0 if it is not one (overlong, surrogate,
+ * out of range or truncated). */
+static size_t utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	if (n == 0 || p[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* Strings may echo user input: invalid UTF-8 becomes U+FFFD so the reply stays valid JSON. */
 static void put_escaped(struct isw_json *j, const char *s)
 {
 	put(j, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		char esc[8];
+		size_t n = utf8_len(p);
+		if (n == 0) {
+			puts_(j, "\\ufffd");
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			put(j, (const char *)p, n);
+			p += n;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			put(j, "\\\"", 2);
@@ -102,6 +132,7 @@ static void put_escaped(struct isw_json *j, const char *s)
 				put(j, (const char *)p, 1);
 			}
 		}
+		p++;
 	}
 	put(j, "\"", 1);
 }

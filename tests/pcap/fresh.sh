@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 # Same set of files (README* aside), each byte-identical.
 names=$( (cd "$dir" && ls -A) ; (cd "$tmp/$name" && ls -A) )
-for base in $(sort -u <<<"$names"); do
+while read -r base; do
 	[[ $base == README* ]] && continue
 	if [[ ! -e $dir/$base ]]; then
 		echo "fresh: $name: $base is made by pcapgen but not checked in"
@@ -37,7 +37,7 @@ for base in $(sort -u <<<"$names"); do
 		echo "fresh: $name: $base differs from what pcapgen makes"
 		fail=1
 	fi
-done
+done < <(sort -u <<<"$names")
 
 if ((fail)); then
 	echo "fresh: $name: FAIL: if the change is intended, regenerate: $pcapgen $name $dir"

@@ -89,7 +89,7 @@ for ((p = 0; p < nports; p++)); do
 		echo "port $p: ok: ${out#pcapcmp: }"
 	else
 		echo "port $p: FAIL (pcapcmp exit $prc):"
-		echo "$out" | sed 's/^/    /'
+		echo "    ${out//$'\n'/$'\n'    }"
 		fail=1
 	fi
 done

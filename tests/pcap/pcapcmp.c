@@ -231,6 +231,29 @@ static void hex_head(const char *label, const struct pkt *k)
 		hex_row(label, k, row);
 }
 
+/* Index of the first frame of c equal to k (under the mask), or -1. */
+static long find_frame(const struct cmp *m, const struct cap *c, const struct pkt *k)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].len == k->len && first_diff(m, &c->v[i], k) == UINT32_MAX)
+			return (long)i;
+	return -1;
+}
+
+/* Says where a mismatched frame went: tells a missing or extra frame from a reordering. */
+static void where(const struct cmp *m, const char *what, size_t i, const struct pkt *k,
+                  const struct cap *other, const char *other_name)
+{
+	long j = find_frame(m, other, k);
+
+	if (j < 0)
+		printf("  %s frame %zu is nowhere in %s\n", what, i, other_name);
+	else
+		printf("  %s frame %zu is %s frame %ld\n", what, i, other_name, j);
+}
+
 static void report_frame(const struct cmp *m, const struct cap *e, const struct cap *g, size_t i,
                          uint32_t off)
 {
@@ -240,6 +263,8 @@ static void report_frame(const struct cmp *m, const struct cap *e, const struct 
 	       e->path, g->path, i, e->n, g->n);
 	summary("expected", pe);
 	summary("got", pg);
+	where(m, "expected", i, pe, g, "got");
+	where(m, "got", i, pg, e, "expected");
 	if (pe->len != pg->len)
 		printf("  length differs: expected %" PRIu32 ", got %" PRIu32 "\n", pe->len,
 		       pg->len);
@@ -457,7 +482,7 @@ int main(int argc, char **argv)
 	unsigned nfiles = 0;
 	unsigned long count = 0;
 	bool seq = false;
-	uint32_t c32;
+	uint32_t c32 = 0;
 	int i;
 
 	for (i = 1; i < argc; i++) {

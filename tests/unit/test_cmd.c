@@ -120,6 +120,9 @@ static void test_dispatch_errors(void **state)
 	/* Replies are one valid line of JSON even when the message has quotes in it. */
 	assert_contains(run("l2 add \"a\\\"b\" 1", -1), "'a\\\"b' is not a MAC address");
 	assert_null(strchr(isw_json_str(&out), '\n'));
+
+	/* Invalid UTF-8 echoed back is replaced, valid UTF-8 kept. */
+	assert_contains(run("frob\xff\xc3\xa9", -1), "'frob\\ufffd\xc3\xa9'");
 }
 
 static void test_usage_errors(void **state)

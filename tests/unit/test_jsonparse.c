@@ -343,18 +343,13 @@ static void test_depth(void **state)
 	refuse_n(s, 1000000, ISW_JV_DEPTH_MAX);
 	free(s);
 
-	refuse("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
-	       "\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
-	       "\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
-	       "\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
-	       "\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{"
-	       "\"a\":"
-	       "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":",
-	       64 * 5);
+	/* Objects count the same: the 65th "{" is refused. */
+	s = malloc(5 * (ISW_JV_DEPTH_MAX + 1));
+	assert_non_null(s);
+	for (len = 0; len < 5 * (ISW_JV_DEPTH_MAX + 1); len += 5)
+		memcpy(s + len, "{\"a\":", 5);
+	refuse_n(s, len, 5 * ISW_JV_DEPTH_MAX);
+	free(s);
 }
 
 static void test_truncated(void **state)
