@@ -311,6 +311,7 @@ static void stats_json(struct isw_json *j)
 		                     : 0.0);
 		isw_json_u64(j, "handoff_out", w->stats.handoff_out);
 		isw_json_u64(j, "handoff_in", w->stats.handoff_in);
+		isw_json_u64(j, "backpressure", w->stats.backpressure);
 		isw_json_obj_close(j);
 	}
 	isw_json_arr_close(j);

@@ -10,6 +10,7 @@
 #define ISW_MAX_RXQ             (ISW_MAX_PORTS * 4) /* rx queues one worker may poll */
 #define ISW_BURST_MAX           64
 #define ISW_SHARD_SLOTS         1024 /* shard ids map to owners modulo this */
-#define ISW_INBOX_SIZE          4096 /* per-worker handoff ring */
+#define ISW_INBOX_SIZE          8192 /* per-worker handoff ring */
+#define ISW_INBOX_RESERVE       2048 /* free slots below which peers stop receiving */
 
 #endif

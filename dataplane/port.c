@@ -92,7 +92,7 @@ static int port_setup(uint16_t port, const struct isw_port_opts *o, uint16_t *nr
 	pi->nb_rxq = rxq;
 	pi->nb_txq = txq;
 	pi->multiseg = multiseg;
-	isw_pre_set_multiseg(port, multiseg);
+	isw_pre_set_port_caps(port, multiseg, strcmp(di.driver_name, "net_af_xdp") != 0);
 	*nrxq = rxq;
 	*ntxq = txq;
 	return 0;

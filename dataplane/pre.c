@@ -13,17 +13,22 @@
 /* One RCU-published pointer per group id, so editing a group copies only that group. */
 static struct isw_mc_group *groups[ISW_MC_GROUP_MAX + 1];
 static bool multiseg[ISW_MAX_PORTS];
+static bool shared[ISW_MAX_PORTS];
 
-void isw_pre_set_multiseg(uint16_t port, bool ok)
+void isw_pre_set_port_caps(uint16_t port, bool can_multiseg, bool can_share)
 {
-	if (port < ISW_MAX_PORTS)
-		multiseg[port] = ok;
+	if (port < ISW_MAX_PORTS) {
+		multiseg[port] = can_multiseg && can_share;
+		shared[port] = can_share;
+	}
 }
 
 /* A replica whose first hdr_len bytes are private and the rest shared with m where possible. */
 static struct rte_mbuf *replica(struct rte_mbuf *m, uint16_t port, uint16_t hdr_len)
 {
 	struct rte_mempool *mp = isw_dp.pool;
+	if (!shared[port])
+		return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
 	if (hdr_len == 0)
 		return rte_pktmbuf_clone(m, mp);
 	if (!multiseg[port] || hdr_len >= rte_pktmbuf_data_len(m))

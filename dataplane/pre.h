@@ -6,8 +6,8 @@
  *
  * Replicas share payload where the port allows it: without a rewrite a replica is an indirect
  * mbuf (a reference); with a rewrite it is a private copy of the first hdr_len bytes chained to
- * a reference to the rest, on ports that send chained mbufs, and a full copy elsewhere. The
- * original packet is the last replica.
+ * a reference to the rest, on ports that send chained mbufs; on ports that can send neither, a
+ * full copy. The original packet is the last replica.
  *
  * Groups are edited on the control thread and published by RCU; isw_mcast() runs on workers.
  */
@@ -60,7 +60,12 @@ const struct isw_mc_group *isw_mc_get(uint16_t group);
 int isw_mc_init(uint16_t nb_ports);
 void isw_mc_fini(void);
 
-/* Per-port capability, filled at port set-up: can the port send chained mbufs? */
-void isw_pre_set_multiseg(uint16_t port, bool ok);
+/*
+ * Per-port capabilities, filled at port set-up: can the port send chained mbufs (multiseg), and
+ * mbufs that share their buffer with others (shared)? net_af_xdp cannot do the latter: it
+ * transmits mbufs of its umem pool without copying and frees them by buffer address when the
+ * kernel completes them, which would free the shared buffer instead of the replica.
+ */
+void isw_pre_set_port_caps(uint16_t port, bool multiseg, bool shared);
 
 #endif

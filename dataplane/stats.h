@@ -40,11 +40,12 @@ struct isw_stats {
 	struct isw_port_stats port[ISW_MAX_PORTS];
 	struct isw_fault_stats fault[ISW_MAX_PORTS][2];
 	struct isw_pipeline_stats pipeline[ISW_MAX_PIPELINES];
-	uint64_t handoff_out; /* packets sent to another lcore's inbox */
-	uint64_t handoff_in;  /* packets taken from this lcore's inbox */
-	uint64_t replicas;    /* copies made by the replication engine */
-	uint64_t polls;       /* loop iterations */
-	uint64_t busy_polls;  /* iterations that received at least one packet */
+	uint64_t handoff_out;  /* packets sent to another lcore's inbox */
+	uint64_t handoff_in;   /* packets taken from this lcore's inbox */
+	uint64_t backpressure; /* polls that skipped rx because a peer's inbox was nearly full */
+	uint64_t replicas;     /* copies made by the replication engine */
+	uint64_t polls;        /* loop iterations */
+	uint64_t busy_polls;   /* iterations that received at least one packet */
 	uint64_t strict_multi_access;
 	uint64_t strict_recirc_over;
 } __rte_cache_aligned;

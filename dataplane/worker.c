@@ -149,6 +149,21 @@ static void flush_faults(struct isw_worker *w, const struct isw_chain *c, bool f
 	}
 }
 
+/*
+ * Backpressure: while another worker's inbox is nearly full, leave our rx queues alone so the
+ * excess waits in (or overflows from) the NIC ring, where overload belongs, instead of being
+ * dropped between lcores. One burst can hand over at most burst x (1 + flood replicas) packets,
+ * which ISW_INBOX_RESERVE covers.
+ */
+static bool peers_have_room(const struct isw_worker *w)
+{
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++)
+		if (i != w->index &&
+		    rte_ring_free_count(isw_dp.workers[i]->inbox) < ISW_INBOX_RESERVE)
+			return false;
+	return true;
+}
+
 /* True when every worker has been idle for idle_exit_tsc; only worker 0 decides. */
 static bool all_idle(uint64_t now)
 {
@@ -175,9 +190,14 @@ int isw_worker_main(void *arg)
 		w->pconf = ISW_RCU_LOAD(isw_dp.pconf);
 		uint64_t before = w->last_active;
 
-		for (uint16_t i = 0; i < w->nb_rxq; i++)
-			rx_queue(w, c, w->rxq[i].port, w->rxq[i].queue, now);
 		drain_inbox(w, c, now);
+		if (likely(isw_dp.nb_workers == 1 || peers_have_room(w))) {
+			for (uint16_t i = 0; i < w->nb_rxq; i++)
+				rx_queue(w, c, w->rxq[i].port, w->rxq[i].queue, now);
+		} else {
+			w->stats.backpressure++;
+			w->last_active = now; /* waiting on a peer is not idleness */
+		}
 		flush_faults(w, c, false);
 		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
 			if (w->tx[p].n)

@@ -72,6 +72,8 @@ static struct rte_mbuf *packet(uint16_t len, uint16_t in_port)
 static void test_flood_excludes_ingress(void **state)
 {
 	(void)state;
+	for (int p = 0; p < NPORTS; p++)
+		isw_pre_set_port_caps((uint16_t)p, true, true);
 	struct rte_mbuf *m = packet(100, 2);
 	isw_mcast(w, m, ISW_MC_FLOOD, 2, NULL, NULL, 0);
 	assert_int_equal(w->tx[0].n, 1);
@@ -106,9 +108,9 @@ static void rewrite(struct rte_mbuf *m, uint16_t rid, uint16_t port, void *arg)
 static void test_rewrite_private_headers(void **state)
 {
 	(void)state;
-	isw_pre_set_multiseg(0, true);
-	isw_pre_set_multiseg(1, true);
-	isw_pre_set_multiseg(3, false); /* this port needs full copies */
+	isw_pre_set_port_caps(0, true, true);
+	isw_pre_set_port_caps(1, true, true);
+	isw_pre_set_port_caps(3, false, true); /* this port needs full copies */
 	struct isw_mc_member mb[] = {{0, 10}, {1, 11}, {3, 13}, {1, 12}};
 	assert_int_equal(isw_mc_set(9, mb, 4), 0);
 
@@ -143,6 +145,23 @@ static void test_rewrite_private_headers(void **state)
 	assert_int_equal(r[2]->nb_segs, 1);
 	assert_false(RTE_MBUF_CLONED(r[2]));
 	assert_ptr_equal(r[3], m);
+}
+
+/* A port that cannot send shared buffers (net_af_xdp) gets private copies, never references. */
+static void test_unshareable_port_gets_copies(void **state)
+{
+	(void)state;
+	isw_pre_set_port_caps(0, true, false);
+	isw_pre_set_port_caps(1, true, true);
+	isw_pre_set_port_caps(3, true, true);
+	struct rte_mbuf *m = packet(100, 2);
+	isw_mcast(w, m, ISW_MC_FLOOD, 2, NULL, NULL, 0);
+	struct rte_mbuf *r0 = w->tx[0].pkts[0];
+	assert_false(RTE_MBUF_CLONED(r0));
+	assert_int_equal(rte_mbuf_refcnt_read(r0), 1);
+	assert_memory_equal(rte_pktmbuf_mtod(r0, void *), rte_pktmbuf_mtod(m, void *), 100);
+	assert_true(RTE_MBUF_CLONED(w->tx[1].pkts[0]));
+	assert_int_equal(rte_mbuf_refcnt_read(m), 2); /* the port-1 reference and itself */
 }
 
 static void test_missing_and_empty_groups(void **state)
@@ -205,6 +224,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test_setup_teardown(test_flood_excludes_ingress, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_rewrite_private_headers, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_unshareable_port_gets_copies, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_missing_and_empty_groups, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_group_edits, setup, teardown),
 	};

@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# Throughput of inswitch's pipelines on one worker lcore (ARCHITECTURE.md §7), in one command.
+#
+# Builds (scripts/build.sh), writes each case's traffic to a pcap, then measures every case several
+# times. Each measurement is a fresh daemon with one worker lcore and two ports:
+#   port 0  net_pcap, rx_pcap=CASE.pcap, infinite_rx=1: the capture is loaded into mbufs once and
+#           replayed from memory forever (no tx_pcap: net_pcap then drops what is sent to it)
+#   port 1  net_null, no-rx=1: discards what the switch sends; no-rx because net_null otherwise
+#           *generates* frames, which the switch would process too (doubling its work)
+# The case's config sends the traffic from port 0 out of port 1.
+#
+# Runs are interleaved (run 1 of every case, then run 2 of every case, ...) so that drift in the
+# machine's speed hits every case alike, and each case is reported as its median and its ratio to
+# the passthrough (l2) median of the same invocation: on a shared, noisy machine only those ratios
+# can be compared between reports. See bench/README.md.
+#
+# usage: bench/run.sh [--runs N] [--seconds S] [--warmup S] [--lcore N] [--only NAME[,NAME...]]
+#                     [--testpmd]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+DAEMON=$BUILD/inswitch
+CTL=$BUILD/inswitch-ctl
+PCAPGEN=$BUILD/pcaps/pcapgen
+OUT=$ROOT/bench/out
+
+RUNS=5          # measurements per case (--runs)
+MEASURE_S=3     # measured seconds per run (--seconds)
+WARMUP_S=1      # seconds between "socket answers" and "stats reset" (--warmup)
+LCORE=1         # the worker lcore (--lcore)
+ONLY=""         # comma-separated subset of cases (--only); the baseline is always kept
+WITH_TESTPMD=0  # also measure dpdk-testpmd io forwarding as a reference (--testpmd)
+
+# Per-frame overhead on the wire that the switch's byte counters do not include: FCS (4),
+# preamble + start delimiter (8), inter-frame gap (12).
+WIRE_OVERHEAD=24
+
+# ------------------------------------------------------------------------------------------------
+# Cases. One add_case call each:
+#
+#   add_case NAME GENERATOR DAEMON_OPTS CONFIG
+#
+#   GENERATOR    the command that writes the case's traffic; the word "pcapgen" stands for the
+#                built generator and the word "{pcap}" for the file it must write
+#   DAEMON_OPTS  extra inswitch options after "--" (e.g. "--pipeline NAME"); may be empty
+#   CONFIG       start-up control commands (--config), separated by ";"
+#
+# Traffic enters on port 0 and must leave by port 1: Mpps counts what port 1 sends. The first
+# case is the baseline every ratio is taken against. Frame sizes are without FCS (as pcapgen writes
+# them and as the switch counts them).
+# ------------------------------------------------------------------------------------------------
+BENCH_DST=02:00:00:00:00:02 # the destination MAC of the traffic, which the config sends to port 1
+FRAMES=4096                 # frames per capture, all held in mbufs by net_pcap (see --mbufs)
+
+define_cases() {
+	add_case l2 "pcapgen bench {pcap} --size 64 --count $FRAMES --dst $BENCH_DST" \
+		"" "l2 add $BENCH_DST 1"
+	# 308 bytes: the frame size of SwitchML (64 elements) and ATP packets (wire-reference.md).
+	add_case l2-308 "pcapgen bench {pcap} --size 308 --count $FRAMES --dst $BENCH_DST" \
+		"" "l2 add $BENCH_DST 1"
+	# The INC pipelines go here, each with its own traffic and config, e.g.
+	#   add_case syncagtr "pcapgen <its traffic> {pcap} ..." "--pipeline syncagtr" "l2 add ...; ..."
+}
+
+# A reference, not inswitch: dpdk-testpmd io forwarding of the l2 traffic (--testpmd).
+define_reference_cases() {
+	add_case testpmd-io "pcapgen bench {pcap} --size 64 --count $FRAMES --dst $BENCH_DST" "" ""
+	CASE_RUNNER[testpmd-io]=testpmd
+}
+
+# ------------------------------------------------------------------------------------------------
+CASES=()
+declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_RUNNER CASE_PCAP
+TMP=""
+RESULTS=""    # one JSON line per measurement, appended by measure_*
+DAEMON_PID="" # the daemon (or testpmd) being measured, for cleanup
+
+add_case() {
+	CASES+=("$1")
+	CASE_GEN[$1]=$2
+	CASE_OPTS[$1]=$3
+	CASE_CONFIG[$1]=$4
+	CASE_RUNNER[$1]=inswitch
+}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+log() { echo "bench: $*" >&2; }
+
+usage() {
+	sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	cat <<EOF
+
+  --runs N      measurements per case, interleaved across cases (default $RUNS)
+  --seconds S   measured seconds per run (default $MEASURE_S)
+  --warmup S    seconds the switch runs before the counters are reset (default $WARMUP_S)
+  --lcore N     the worker lcore (default $LCORE)
+  --only LIST   measure only these cases (comma-separated) besides the baseline
+  --testpmd     also measure dpdk-testpmd io forwarding (package dpdk-dev) as a reference
+Writes the report to stdout and to bench/out/report.txt; progress goes to stderr.
+EOF
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--runs) RUNS=${2:?--runs needs N}; shift 2 ;;
+		--seconds) MEASURE_S=${2:?--seconds needs S}; shift 2 ;;
+		--warmup) WARMUP_S=${2:?--warmup needs S}; shift 2 ;;
+		--lcore) LCORE=${2:?--lcore needs N}; shift 2 ;;
+		--only) ONLY=${2:?--only needs a list}; shift 2 ;;
+		--testpmd) WITH_TESTPMD=1; shift ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage >&2; exit 2 ;;
+		esac
+	done
+	# Whole numbers only: bash arithmetic below (testpmd's stats count) has no fractions.
+	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+	[[ $MEASURE_S =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer"
+	[[ $WARMUP_S =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of seconds"
+	[[ $LCORE =~ ^[0-9]+$ ]] || die "--lcore must be a number"
+}
+
+# Keeps the baseline (first case) and the cases named in --only, in their defined order.
+select_cases() {
+	[ -n "$ONLY" ] || return 0
+	local keep=("${CASES[0]}") c
+	for c in ${ONLY//,/ }; do
+		[ -n "${CASE_GEN[$c]+x}" ] || die "no case '$c' (cases: ${CASES[*]})"
+	done
+	for c in "${CASES[@]:1}"; do
+		[[ ",$ONLY," == *",$c,"* ]] && keep+=("$c")
+	done
+	CASES=("${keep[@]}")
+}
+
+cleanup() {
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		kill -TERM "$DAEMON_PID" 2>/dev/null || true
+		wait "$DAEMON_PID" 2>/dev/null || true
+	fi
+	[ -z "$TMP" ] || rm -rf "$TMP"
+}
+
+check_tools() {
+	command -v jq >/dev/null || die "jq is missing (scripts/deps.sh installs it)"
+	if [ "$WITH_TESTPMD" = 1 ]; then
+		command -v dpdk-testpmd >/dev/null ||
+			die "--testpmd needs dpdk-testpmd (apt-get install dpdk-dev)"
+	fi
+}
+
+build() {
+	log "building (scripts/build.sh)"
+	"$ROOT/scripts/build.sh" >&2
+}
+
+# Writes every case's pcap and config file into $TMP.
+make_traffic() {
+	local c w words
+	for c in "${CASES[@]}"; do
+		CASE_PCAP[$c]=$TMP/$c.pcap
+		read -ra words <<<"${CASE_GEN[$c]}"
+		for w in "${!words[@]}"; do
+			case ${words[$w]} in
+			pcapgen) words[$w]=$PCAPGEN ;;
+			"{pcap}") words[$w]=${CASE_PCAP[$c]} ;;
+			esac
+		done
+		"${words[@]}" >&2 || die "$c: traffic generator failed: ${CASE_GEN[$c]}"
+		tr ';' '\n' <<<"${CASE_CONFIG[$c]}" | sed 's/^ *//' >"$TMP/$c.cfg"
+	done
+}
+
+# ------------------------------------------------------------------------------------------------
+# One measurement of inswitch; appends one JSON line to $RESULTS. (Not called in a subshell, so
+# that cleanup always knows the daemon's pid.)
+
+ctl() { "$CTL" --socket "$1" --json "${@:2}"; }
+
+# The daemon loads the whole capture before it opens its socket, so a large pcap takes a while.
+wait_for_ctl() {
+	local sock=$1 logf=$2 i
+	for i in $(seq 300); do
+		ctl "$sock" version >/dev/null 2>&1 && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$logf" >&2; die "inswitch exited at start"; }
+		sleep 0.1
+	done
+	cat "$logf" >&2
+	die "inswitch did not answer on $sock within 30 s"
+}
+
+# $1: the exit statuses that are normal, space-separated (default 0).
+wait_for_exit() {
+	local ok=${1:-0} i rc=0
+	for i in $(seq 100); do
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$DAEMON_PID" 2>/dev/null; then
+		log "inswitch did not stop after shutdown; sending SIGTERM"
+		kill -TERM "$DAEMON_PID"
+	fi
+	wait "$DAEMON_PID" || rc=$?
+	DAEMON_PID=""
+	[[ " $ok " == *" $rc "* ]] || log "warning: the measured process exited with status $rc"
+}
+
+measure_inswitch() {
+	local c=$1 run=$2 sock=$TMP/ctl.sock logf=$TMP/$c.$run.log opts stats port0
+	read -ra opts <<<"${CASE_OPTS[$c]}"
+	rm -f "$sock"
+	# -m 1024 without hugepages is plenty: the default pool is 16383 mbufs (~40 MB), of which
+	# net_pcap keeps one per frame of the capture; a case with a much bigger capture passes
+	# --mbufs in its DAEMON_OPTS (a short pool shows as rx_nombuf in the report).
+	"$DAEMON" --no-huge -m 1024 --no-pci -l "$LCORE" --no-shconf --file-prefix "bench-$$" \
+		--log-level='*:warning' \
+		--vdev "net_pcap0,rx_pcap=${CASE_PCAP[$c]},infinite_rx=1" --vdev net_null0,no-rx=1 \
+		-- --ctl "$sock" --config "$TMP/$c.cfg" "${opts[@]}" >"$logf" 2>&1 &
+	DAEMON_PID=$!
+	wait_for_ctl "$sock" "$logf"
+	sleep "$WARMUP_S"
+	ctl "$sock" stats reset >/dev/null
+	sleep "$MEASURE_S"
+	stats=$(ctl "$sock" stats show)
+	port0=$(ctl "$sock" port show 0)
+	ctl "$sock" shutdown >/dev/null
+	wait_for_exit
+
+	# Output ports are all but port 0 (only port 1 today). elapsed_s is the daemon's own TSC time
+	# since "stats reset", so the sleeps' jitter does not enter the rate.
+	jq -c --arg c "$c" --argjson run "$run" --argjson ovh "$WIRE_OVERHEAD" \
+		--argjson nombuf "$(jq '.nic_rx_nombuf' <<<"$port0")" '
+		(.ports[1:] | map(.tx_pkts) | add) as $pkts
+		| (.ports[1:] | map(.tx_bytes) | add) as $bytes
+		| .elapsed_s as $t
+		| {case: $c, runner: "inswitch", run: $run, elapsed_s: $t,
+		   tx_pkts: $pkts, tx_bytes: $bytes, rx_pkts: .ports[0].rx_pkts,
+		   frame_bytes: (if $pkts > 0 then $bytes / $pkts else 0 end),
+		   mpps: ($pkts / $t / 1e6),
+		   gbps_l2: ($bytes * 8 / $t / 1e9),
+		   gbps_wire: (($bytes + $ovh * $pkts) * 8 / $t / 1e9),
+		   drops: ([.drops[].count] | add // 0),
+		   drop_reasons: (.drops | map("\(.pipeline)/\(.reason)=\(.count)") | join(",")),
+		   rx_nombuf: $nombuf}' <<<"$stats" >>"$RESULTS"
+}
+
+# ------------------------------------------------------------------------------------------------
+# One measurement of dpdk-testpmd io forwarding, same ports and lcore, as a reference. testpmd has
+# no control socket: it prints every port's counters each --stats-period second, with the rate
+# since the previous print measured on its TSC. The first print comes at start (rate 0), the next
+# WARMUP_S are the warm-up, the MEASURE_S after that are averaged.
+
+measure_testpmd() {
+	local c=$1 run=$2 logf=$TMP/$c.$run.log main=0 need i
+	[ "$LCORE" -ne 0 ] || main=1 # testpmd's main lcore only prints; it forwards on the other
+	need=$((1 + WARMUP_S + MEASURE_S))
+	# stdbuf: testpmd writes with stdio, which would hold the prints back in a pipe or file.
+	stdbuf -oL dpdk-testpmd --no-huge -m 1024 --no-pci -l "$main,$LCORE" --main-lcore "$main" \
+		--no-shconf --file-prefix "bench-$$" --log-level='*:warning' \
+		--vdev "net_pcap0,rx_pcap=${CASE_PCAP[$c]},infinite_rx=1" --vdev net_null0,no-rx=1 \
+		-- --forward-mode=io --auto-start --stats-period 1 </dev/null >"$logf" 2>&1 &
+	DAEMON_PID=$!
+	# Wait for one print more than needed: the last one may be half written when it is stopped.
+	for i in $(seq $((need * 10 + 300))); do
+		[ "$(grep -c 'Port statistics' "$logf")" -gt "$need" ] && break
+		kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$logf" >&2; die "dpdk-testpmd exited"; }
+		sleep 0.1
+	done
+	kill -INT "$DAEMON_PID"
+	wait_for_exit "0 130" # 130: it may re-raise the SIGINT
+
+	# One line per print: port 1's Tx-pps and TX-errors, port 0's Rx-bps/Rx-pps (for the frame size).
+	awk '/NIC statistics for port/ { for (i = 1; i <= NF; i++) if ($i == "port") p = $(i + 1) }
+	     /TX-errors:/ && p == 1 { err = $4 }
+	     /Rx-pps:/ && p == 0    { rpps = $2; rbps = $4 }
+	     /Tx-pps:/ && p == 1    { print $2, err, rpps, rbps }' "$logf" |
+		jq -Rsc --arg c "$c" --argjson run "$run" --argjson ovh "$WIRE_OVERHEAD" \
+			--argjson w "$WARMUP_S" --argjson s "$MEASURE_S" '
+		[split("\n")[] | select(length > 0) | split(" ") | map(tonumber)]
+		| .[1 + $w : 1 + $w + $s] as $rows
+		| ($rows | map(.[0]) | add / length) as $pps
+		| ($rows | map(if .[2] > 0 then .[3] / .[2] / 8 else 0 end) | add / length) as $fb
+		| {case: $c, runner: "testpmd", run: $run, elapsed_s: $s,
+		   tx_pkts: ($pps * $s | floor), tx_bytes: ($pps * $s * $fb | floor), rx_pkts: null,
+		   frame_bytes: $fb, mpps: ($pps / 1e6),
+		   gbps_l2: ($pps * $fb * 8 / 1e9), gbps_wire: ($pps * ($fb + $ovh) * 8 / 1e9),
+		   drops: ($rows[-1][1] - $rows[0][1]), drop_reasons: "", rx_nombuf: 0}' >>"$RESULTS"
+}
+
+# ------------------------------------------------------------------------------------------------
+# The report: header, table, per-run figures, one JSON line.
+
+summarize() {
+	local order
+	order=$(printf '%s\n' "${CASES[@]}" | jq -R . | jq -sc .)
+	jq -sc --argjson order "$order" --arg base "${CASES[0]}" \
+		--argjson runs "$RUNS" --argjson seconds "$MEASURE_S" --argjson warmup "$WARMUP_S" \
+		--argjson lcore "$LCORE" --arg date "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" \
+		--argjson nproc "$(nproc)" --arg cpu "$(cpu_model)" --arg dpdk "$(dpdk_version)" \
+		--arg commit "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" '
+		def median: sort | if length % 2 == 1 then .[length / 2 | floor]
+		                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		def r3: . * 1000 | round / 1000;
+		. as $all
+		| [$order[] as $c | [$all[] | select(.case == $c)]
+		   | {name: $c, runner: .[0].runner, frame_bytes: (.[0].frame_bytes | round),
+		      runs: length, mpps: map(.mpps | r3),
+		      median_mpps: (map(.mpps) | median | r3),
+		      min_mpps: (map(.mpps) | min | r3), max_mpps: (map(.mpps) | max | r3),
+		      median_gbps_l2: (map(.gbps_l2) | median | r3),
+		      median_gbps_wire: (map(.gbps_wire) | median | r3),
+		      drops: (map(.drops) | add), rx_nombuf: (map(.rx_nombuf) | add),
+		      drop_reasons: (map(.drop_reasons | select(. != "")) | unique | join(" "))}]
+		| (map(select(.name == $base))[0].median_mpps) as $b
+		| {date: $date, machine: {nproc: $nproc, cpu: $cpu}, dpdk: $dpdk, commit: $commit,
+		   lcore: $lcore, runs: $runs, seconds: $seconds, warmup_s: $warmup, baseline: $base,
+		   cases: map(. + {ratio_to_baseline: (if $b > 0 then .median_mpps / $b | r3
+		                                       else null end)})}'
+}
+
+cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -1; }
+dpdk_version() { pkg-config --modversion libdpdk 2>/dev/null || echo unknown; }
+
+report() {
+	local s=$1
+	jq -r '"inswitch benchmark  \(.date)  commit \(.commit)",
+	       "machine: \(.machine.nproc) CPUs, \(.machine.cpu); DPDK \(.dpdk); no hugepages",
+	       "setup: one worker on lcore \(.lcore); port 0 net_pcap (capture replayed from memory,"
+	       + " infinite_rx=1) -> switch -> port 1 net_null (no-rx=1)",
+	       "runs: \(.runs) per case, interleaved; each a fresh daemon, \(.warmup_s) s warm-up,"
+	       + " then \(.seconds) s measured from \"stats reset\""' <<<"$s"
+	cat <<EOF
+Mpps: frames sent out of port 1 / elapsed (the daemon's TSC). Gbit/s L2: their bytes without FCS
+x 8 / elapsed. Gbit/s wire: plus $WIRE_OVERHEAD B per frame (FCS 4, preamble+SFD 8, inter-frame gap 12).
+drops: frames the switch dropped (any reason, e.g. tx-full when port 1 is full); rx_nombuf: frames
+net_pcap could not deliver for want of mbufs. Both should be 0.
+NOTE: a shared, noisy machine (CPU speed can swing 2x): only the ratios within one report are
+comparable; do not compare absolute Mpps between reports.
+
+EOF
+	jq -r '.cases[] | [.name, .frame_bytes, .runs, .median_mpps, .min_mpps, .max_mpps,
+	                   .median_gbps_l2, .median_gbps_wire, .ratio_to_baseline, .drops,
+	                   .rx_nombuf] | @tsv' <<<"$s" |
+		awk -F'\t' 'BEGIN { f = "%-12s %7s %4s %9s %7s %7s %9s %9s %7s %7s %9s\n"
+		                    printf f, "case", "frame_B", "runs", "med_Mpps", "min", "max",
+		                           "Gb/s_L2", "Gb/s_wire", "ratio", "drops", "rx_nombuf" }
+		             { printf "%-12s %7d %4d %9.2f %7.2f %7.2f %9.2f %9.2f %7.3f %7d %9d\n",
+		                      $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
+	jq -r '"(ratio: median Mpps / median Mpps of \(.baseline), the passthrough, in this run)",
+	       "",
+	       "Mpps per run, in run order:",
+	       (.cases[] | "  \(.name): \(.mpps | map(tostring) | join("  "))"),
+	       (.cases[] | select(.drop_reasons != "") | "drops in \(.name): \(.drop_reasons)"),
+	       (.cases[] | select(.runner == "testpmd")
+	        | "\(.name) is dpdk-testpmd --forward-mode=io on the same ports and traffic,"
+	          + " from its own per-second rates: a reference, not inswitch")' <<<"$s"
+	echo
+	jq -c . <<<"$s"
+}
+
+# ------------------------------------------------------------------------------------------------
+main() {
+	parse_args "$@"
+	check_tools
+	trap cleanup EXIT
+	TMP=$(mktemp -d /tmp/inswitch-bench.XXXXXX)
+	mkdir -p "$OUT"
+
+	define_cases
+	[ "$WITH_TESTPMD" = 0 ] || define_reference_cases
+	select_cases
+	build
+	make_traffic
+
+	RESULTS=$TMP/results.jsonl
+	local run c
+	for run in $(seq "$RUNS"); do
+		for c in "${CASES[@]}"; do
+			"measure_${CASE_RUNNER[$c]}" "$c" "$run"
+			log "run $run/$RUNS $c: $(tail -n 1 "$RESULTS" |
+				jq -r '"\(.mpps * 1000 | round / 1000) Mpps, drops \(.drops)"')"
+		done
+	done
+
+	report "$(summarize <"$RESULTS")" | tee "$OUT/report.txt"
+}
+
+main "$@"
