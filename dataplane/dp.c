@@ -70,6 +70,18 @@ void isw_dp_shard_init(void)
 		isw_dp.shard_owner[i] = isw_dp.nb_workers ? i % isw_dp.nb_workers : 0;
 }
 
+static int conf_keep(struct isw_port_conf *c, void *arg)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(arg);
+	return 0;
+}
+
+int isw_port_conf_init(void)
+{
+	return isw_port_conf_update(conf_keep, NULL);
+}
+
 const struct isw_port_conf *isw_port_conf_get(void)
 {
 	return isw_dp.pconf;

@@ -79,6 +79,9 @@ void isw_dp_park(struct isw_worker *w);
 /* Maps shard slots to workers round-robin; called once the worker count is known. */
 void isw_dp_shard_init(void);
 
+/* Publishes the initial port settings (no faults, seed 0); once, before ports start. */
+int isw_port_conf_init(void);
+
 /* The port settings as last published (control thread). */
 const struct isw_port_conf *isw_port_conf_get(void);
 /* Publishes a modified copy: fn edits the copy; returns fn's result (<0 = nothing published). */

@@ -240,13 +240,6 @@ static int launch(void *arg)
 	return 0;
 }
 
-static int noop_conf(struct isw_port_conf *c, void *arg)
-{
-	RTE_SET_USED(c);
-	RTE_SET_USED(arg);
-	return 0;
-}
-
 void isw_stats_json(struct isw_json *j);
 
 static void print_final(bool as_json)
@@ -315,7 +308,7 @@ int main(int argc, char **argv)
 		        o.mbufs, rte_strerror(rte_errno));
 		goto out_workers;
 	}
-	if (isw_port_conf_update(noop_conf, NULL) < 0 || isw_ports_init(&o.port) < 0)
+	if (isw_port_conf_init() < 0 || isw_ports_init(&o.port) < 0)
 		goto out_ports;
 	if (o.profile != NULL && isw_profile_set(o.profile) < 0) {
 		fprintf(stderr, "inswitch: unknown profile '%s' (tofino1, tofino2, unlimited)\n",

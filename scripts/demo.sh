@@ -41,23 +41,11 @@ isw_ctl l2 flood unknown off
 isw_ctl l2 show
 
 say "TCP: 64 MiB from h1 to h3 through the switch"
-head -c 67108864 /dev/urandom >"$ISW_TMP/send"
-isw_ns 3 sh -c "nc -l -N 10.99.0.3 5001 > '$ISW_TMP/recv'" &
-srv=$!
-for _ in $(seq 50); do
-	isw_ns 3 ss -ltn | grep -q ':5001' && break
-	sleep 0.1
-done
-t0=$(date +%s.%N)
-isw_ns 1 nc -N 10.99.0.3 5001 <"$ISW_TMP/send"
-wait "$srv"
-t1=$(date +%s.%N)
-if cmp -s "$ISW_TMP/send" "$ISW_TMP/recv"; then
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "64 MiB received intact in %.2f s: %.0f Mbit/s\n", b - a, 64 * 8 * 1.048576 / (b - a) }'
-else
-	echo "TCP transfer corrupted" >&2
+secs=$(isw_tcp_transfer 1 3 64) || {
+	echo "TCP transfer failed or corrupted" >&2
 	exit 1
-fi
+}
+awk -v s="$secs" 'BEGIN { printf "64 MiB received intact in %.2f s: %.0f Mbit/s\n", s, 64 * 8 * 1.048576 / s }'
 
 say "counters (inswitch-ctl stats show)"
 isw_ctl stats show

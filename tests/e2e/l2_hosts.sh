@@ -32,17 +32,8 @@ isw_ctl l2 flood unknown off >/dev/null
 isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.3 || fail "h1 cannot ping h3 with static entries"
 
 # A TCP transfer of 8 MiB, checked byte for byte.
-head -c 8388608 /dev/urandom >"$ISW_TMP/send"
-isw_ns 3 sh -c "nc -l -N 10.99.0.3 5001 > '$ISW_TMP/recv'" &
-srv=$!
-for _ in $(seq 50); do
-	isw_ns 3 ss -ltn | grep -q ':5001' && break
-	sleep 0.1
-done
-isw_ns 1 timeout 30 nc -N 10.99.0.3 5001 <"$ISW_TMP/send" || fail "TCP send failed"
-wait "$srv" || fail "TCP receiver failed"
-cmp "$ISW_TMP/send" "$ISW_TMP/recv" || fail "TCP transfer corrupted"
-echo "TCP: 8 MiB from h1 to h3, identical"
+secs=$(isw_tcp_transfer 1 3 8) || fail "TCP transfer from h1 to h3 failed or was corrupted"
+echo "TCP: 8 MiB from h1 to h3 in $secs s, identical"
 
 # Counters, read the way scripts read them.
 stats=$(isw_ctl --json stats show)

@@ -6,6 +6,7 @@
 #   isw_switch_start ARGS start inswitch on those interfaces (net_af_xdp, or net_af_packet where
 #                         AF_XDP is unavailable, saying so); ARGS go after the daemon's "--"
 #   isw_wait_path I IP    wait until host I reaches IP through the switch
+#   isw_tcp_transfer F T M send M MiB over TCP from host F to host T, check, print seconds
 #   isw_ctl ARGS          run inswitch-ctl against it
 #   isw_ns I CMD...       run CMD in host I's namespace
 #   isw_cleanup           stop the switch and delete everything (installed as an EXIT trap)
@@ -88,6 +89,25 @@ isw_wait_path() {
 		isw_ns "$1" ping -c 1 -W 0.5 "$2" >/dev/null 2>&1 && return 0
 	done
 	return 1
+}
+
+# isw_tcp_transfer FROM TO MIB: sends MIB MiB of random bytes over TCP from host FROM to host TO
+# and checks they arrive intact; prints the seconds it took. Returns non-zero on any failure.
+isw_tcp_transfer() {
+	local from=$1 to=$2 mib=$3 srv t0 t1
+	head -c $((mib * 1048576)) /dev/urandom >"$ISW_TMP/send"
+	isw_ns "$to" sh -c "nc -l -N 10.99.0.$to 5001 > '$ISW_TMP/recv'" &
+	srv=$!
+	for _ in $(seq 50); do
+		isw_ns "$to" ss -ltn | grep -q ':5001' && break
+		sleep 0.1
+	done
+	t0=$(date +%s.%N)
+	isw_ns "$from" timeout 60 nc -N "10.99.0.$to" 5001 <"$ISW_TMP/send" || return 1
+	wait "$srv" || return 1
+	t1=$(date +%s.%N)
+	cmp -s "$ISW_TMP/send" "$ISW_TMP/recv" || return 1
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
 
 isw_ctl() {

@@ -15,13 +15,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int noop_conf(struct isw_port_conf *c, void *arg)
-{
-	(void)c;
-	(void)arg;
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct isw_json out;
@@ -29,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ready) {
 		char err[256];
 		isw_dp.nb_ports = 3;
-		if (isw_port_conf_update(noop_conf, NULL) < 0 || isw_mc_init(3) < 0 ||
+		if (isw_port_conf_init() < 0 || isw_mc_init(3) < 0 ||
 		    isw_pipeline_init(err, sizeof(err)) < 0)
 			abort();
 		isw_json_init(&out);

@@ -23,20 +23,13 @@
 
 static struct isw_json out;
 
-static int noop_conf(struct isw_port_conf *c, void *arg)
-{
-	(void)c;
-	(void)arg;
-	return 0;
-}
-
 static int setup(void **state)
 {
 	(void)state;
 	char err[256];
 	isw_dp.nb_ports = 3;
 	isw_dp.nb_workers = 0;
-	assert_int_equal(isw_port_conf_update(noop_conf, NULL), 0);
+	assert_int_equal(isw_port_conf_init(), 0);
 	assert_int_equal(isw_mc_init(3), 0);
 	assert_int_equal(isw_pipeline_init(err, sizeof(err)), 0);
 	isw_json_init(&out);

@@ -25,13 +25,6 @@
 static struct isw_worker *w;
 static struct isw_port_conf pconf;
 
-static int noop_conf(struct isw_port_conf *c, void *arg)
-{
-	(void)c;
-	(void)arg;
-	return 0;
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -220,7 +213,7 @@ int main(void)
 	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	isw_dp.nb_ports = NPORTS;
 	isw_dp.nb_workers = 1;
-	isw_port_conf_update(noop_conf, NULL);
+	isw_port_conf_init();
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test_setup_teardown(test_flood_excludes_ingress, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_rewrite_private_headers, setup, teardown),
