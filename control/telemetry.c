@@ -36,6 +36,15 @@ static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d
 	return 0;
 }
 
+/* Telemetry names allow only [A-Za-z0-9_/]: drop reasons are written with '_' for '-'. */
+static void tel_name(char *dst, size_t len, const char *src)
+{
+	size_t i;
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = src[i] == '-' ? '_' : src[i];
+	dst[i] = '\0';
+}
+
 static int tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	RTE_SET_USED(cmd);
@@ -44,14 +53,22 @@ static int tel_drops(const char *cmd, const char *params, struct rte_tel_data *d
 	isw_stats_sum(&s);
 	rte_tel_data_start_dict(d);
 	for (uint16_t id = 0; id < ISW_MAX_PIPELINES; id++) {
+		struct rte_tel_data *pd = NULL;
 		for (unsigned r = 0; r < ISW_DROP_MAX; r++) {
 			if (s.pipeline[id].drops[r] == 0)
 				continue;
-			char key[64];
-			snprintf(key, sizeof(key), "%s.%s", isw_pipeline_name(id),
-			         isw_drop_name(r));
-			rte_tel_data_add_dict_u64(d, key, s.pipeline[id].drops[r]);
+			if (pd == NULL) {
+				pd = rte_tel_data_alloc();
+				if (pd == NULL)
+					return -1;
+				rte_tel_data_start_dict(pd);
+			}
+			char key[32];
+			tel_name(key, sizeof(key), isw_drop_name(r));
+			rte_tel_data_add_dict_u64(pd, key, s.pipeline[id].drops[r]);
 		}
+		if (pd != NULL)
+			rte_tel_data_add_dict_container(d, isw_pipeline_name(id), pd, 0);
 	}
 	return 0;
 }
@@ -66,11 +83,13 @@ static int tel_pipelines(const char *cmd, const char *params, struct rte_tel_dat
 	for (struct isw_pipeline *p = isw_pipeline_next(NULL); p; p = isw_pipeline_next(p)) {
 		if (!p->enabled)
 			continue;
-		char key[64];
-		snprintf(key, sizeof(key), "%s.pkts", p->name);
-		rte_tel_data_add_dict_u64(d, key, s.pipeline[p->id].pkts);
-		snprintf(key, sizeof(key), "%s.consumed", p->name);
-		rte_tel_data_add_dict_u64(d, key, s.pipeline[p->id].consumed);
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		if (pd == NULL)
+			return -1;
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_u64(pd, "pkts", s.pipeline[p->id].pkts);
+		rte_tel_data_add_dict_u64(pd, "consumed", s.pipeline[p->id].consumed);
+		rte_tel_data_add_dict_container(d, p->name, pd, 0);
 	}
 	return 0;
 }
@@ -79,8 +98,9 @@ int isw_telemetry_init(void)
 {
 	int rc = rte_telemetry_register_cmd("/inswitch/ports", tel_ports,
 	                                    "Per-port packet, byte and drop counters");
-	rc |= rte_telemetry_register_cmd("/inswitch/drops", tel_drops,
-	                                 "Drops by pipeline and reason (non-zero only)");
+	rc |= rte_telemetry_register_cmd(
+	        "/inswitch/drops", tel_drops,
+	        "Drops by pipeline and reason (non-zero only; '-' in reasons reads '_')");
 	rc |= rte_telemetry_register_cmd("/inswitch/pipelines", tel_pipelines,
 	                                 "Packets taken and consumed per enabled pipeline");
 	return rc;

@@ -49,5 +49,13 @@ echo "port 0 rx $rx0, port 2 tx $tx2, l2 took $l2 packets"
 # except possibly IPv6 router solicitations (multicast, flooded): check the no-dest count is 0.
 nodest=$(echo "$stats" | jq '[.drops[] | select(.reason == "no-dest") | .count] | add // 0')
 [ "$nodest" -eq 0 ] || fail "$nodest packets dropped as no-dest"
+# The same counters through DPDK telemetry, as dpdk-telemetry.py reads them.
+if command -v python3 >/dev/null && [ -x /usr/bin/dpdk-telemetry.py ]; then
+	tel=$(echo /inswitch/pipelines | dpdk-telemetry.py -f "isw-$ISW_TAG" 2>/dev/null | grep -o '"l2": {[^}]*}')
+	echo "telemetry: $tel"
+	[ -n "$tel" ] || fail "/inswitch/pipelines has no l2 entry"
+else
+	echo "telemetry: not checked (no python3 or dpdk-telemetry.py)"
+fi
 isw_ctl port list
 echo "PASS"
