@@ -10,9 +10,10 @@
 # The case's config sends the traffic from port 0 out of port 1.
 #
 # Runs are interleaved (run 1 of every case, then run 2 of every case, ...) so that drift in the
-# machine's speed hits every case alike, and each case is reported as its median and its ratio to
-# the passthrough (l2) median of the same invocation: on a shared, noisy machine only those ratios
-# can be compared between reports. See bench/README.md.
+# machine's speed hits every case alike, and each case is reported as its median and its ratios to
+# the passthrough (l2) median and to its own baseline's median (a passthrough of the same traffic)
+# from the same invocation: on a shared, noisy machine only such ratios can be compared between
+# reports. See bench/README.md.
 #
 # usage: bench/run.sh [--runs N] [--seconds S] [--warmup S] [--lcore N] [--only NAME[,NAME...]]
 #                     [--testpmd]
@@ -39,16 +40,18 @@ WIRE_OVERHEAD=24
 # ------------------------------------------------------------------------------------------------
 # Cases. One add_case call each:
 #
-#   add_case NAME GENERATOR DAEMON_OPTS CONFIG
+#   add_case NAME GENERATOR DAEMON_OPTS CONFIG [BASELINE]
 #
 #   GENERATOR    the command that writes the case's traffic; the word "pcapgen" stands for the
 #                built generator and the word "{pcap}" for the file it must write
 #   DAEMON_OPTS  extra inswitch options after "--" (e.g. "--pipeline NAME"); may be empty
 #   CONFIG       start-up control commands (--config), separated by ";"
+#   BASELINE     the case this one is compared with: a passthrough of the same traffic (§7 asks
+#                for the ratio "on the same traffic"); default the first case
 #
 # Traffic enters on port 0 and must leave by port 1: Mpps counts what port 1 sends. The first
-# case is the baseline every ratio is taken against. Frame sizes are without FCS (as pcapgen writes
-# them and as the switch counts them).
+# case, l2, is the passthrough every case is also compared with (ratio_to_l2). Frame sizes are
+# without FCS (as pcapgen writes them and as the switch counts them).
 # ------------------------------------------------------------------------------------------------
 BENCH_DST=02:00:00:00:00:02 # the destination MAC of the traffic, which the config sends to port 1
 FRAMES=4096                 # frames per capture, all held in mbufs by net_pcap (see --mbufs)
@@ -56,11 +59,12 @@ FRAMES=4096                 # frames per capture, all held in mbufs by net_pcap 
 define_cases() {
 	add_case l2 "pcapgen bench {pcap} --size 64 --count $FRAMES --dst $BENCH_DST" \
 		"" "l2 add $BENCH_DST 1"
-	# 308 bytes: the frame size of SwitchML (64 elements) and ATP packets (wire-reference.md).
+	# 308 bytes: the frame size of SwitchML (64 elements) and ATP packets (wire-reference.md), so
+	# the passthrough the aggregation cases are compared with.
 	add_case l2-308 "pcapgen bench {pcap} --size 308 --count $FRAMES --dst $BENCH_DST" \
 		"" "l2 add $BENCH_DST 1"
-	# The INC pipelines go here, each with its own traffic and config, e.g.
-	#   add_case syncagtr "pcapgen <its traffic> {pcap} ..." "--pipeline syncagtr" "l2 add ...; ..."
+	# The INC pipelines go here, each with its own traffic, config and baseline, e.g.
+	#   add_case syncagtr "pcapgen <its traffic> {pcap} ..." "--pipeline syncagtr" "...; ..." l2-308
 }
 
 # A reference, not inswitch: dpdk-testpmd io forwarding of the l2 traffic (--testpmd).
@@ -71,7 +75,7 @@ define_reference_cases() {
 
 # ------------------------------------------------------------------------------------------------
 CASES=()
-declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_RUNNER CASE_PCAP
+declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_BASE CASE_RUNNER CASE_PCAP
 TMP=""
 RESULTS=""    # one JSON line per measurement, appended by measure_*
 DAEMON_PID="" # the daemon (or testpmd) being measured, for cleanup
@@ -81,6 +85,8 @@ add_case() {
 	CASE_GEN[$1]=$2
 	CASE_OPTS[$1]=$3
 	CASE_CONFIG[$1]=$4
+	CASE_BASE[$1]=${5:-${CASES[0]}}
+	[ -n "${CASE_GEN[${CASE_BASE[$1]}]+x}" ] || die "$1: baseline ${CASE_BASE[$1]} is not defined before it"
 	CASE_RUNNER[$1]=inswitch
 }
 
@@ -125,15 +131,21 @@ parse_args() {
 	[[ $LCORE =~ ^[0-9]+$ ]] || die "--lcore must be a number"
 }
 
-# Keeps the baseline (first case) and the cases named in --only, in their defined order.
+# Keeps the cases named in --only, their baselines (and theirs) and the first case, in their
+# defined order.
 select_cases() {
 	[ -n "$ONLY" ] || return 0
-	local keep=("${CASES[0]}") c
+	local c want=",${CASES[0]},"
 	for c in ${ONLY//,/ }; do
 		[ -n "${CASE_GEN[$c]+x}" ] || die "no case '$c' (cases: ${CASES[*]})"
+		while [[ $want != *",$c,"* ]]; do # a baseline is always defined before its cases
+			want+="$c,"
+			c=${CASE_BASE[$c]}
+		done
 	done
-	for c in "${CASES[@]:1}"; do
-		[[ ",$ONLY," == *",$c,"* ]] && keep+=("$c")
+	local keep=()
+	for c in "${CASES[@]}"; do
+		[[ $want == *",$c,"* ]] && keep+=("$c")
 	done
 	CASES=("${keep[@]}")
 }
@@ -296,9 +308,11 @@ measure_testpmd() {
 # The report: header, table, per-run figures, one JSON line.
 
 summarize() {
-	local order
+	local order bases c
 	order=$(printf '%s\n' "${CASES[@]}" | jq -R . | jq -sc .)
-	jq -sc --argjson order "$order" --arg base "${CASES[0]}" \
+	bases=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_BASE[$c]}"; done |
+		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add')
+	jq -sc --argjson order "$order" --argjson bases "$bases" --arg l2 "${CASES[0]}" \
 		--argjson runs "$RUNS" --argjson seconds "$MEASURE_S" --argjson warmup "$WARMUP_S" \
 		--argjson lcore "$LCORE" --arg date "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" \
 		--argjson nproc "$(nproc)" --arg cpu "$(cpu_model)" --arg dpdk "$(dpdk_version)" \
@@ -308,7 +322,8 @@ summarize() {
 		def r3: . * 1000 | round / 1000;
 		. as $all
 		| [$order[] as $c | [$all[] | select(.case == $c)]
-		   | {name: $c, runner: .[0].runner, frame_bytes: (.[0].frame_bytes | round),
+		   | {name: $c, runner: .[0].runner, baseline: $bases[$c],
+		      frame_bytes: (.[0].frame_bytes | round),
 		      runs: length, mpps: map(.mpps | r3),
 		      median_mpps: (map(.mpps) | median | r3),
 		      min_mpps: (map(.mpps) | min | r3), max_mpps: (map(.mpps) | max | r3),
@@ -316,11 +331,11 @@ summarize() {
 		      median_gbps_wire: (map(.gbps_wire) | median | r3),
 		      drops: (map(.drops) | add), rx_nombuf: (map(.rx_nombuf) | add),
 		      drop_reasons: (map(.drop_reasons | select(. != "")) | unique | join(" "))}]
-		| (map(select(.name == $base))[0].median_mpps) as $b
-		| {date: $date, machine: {nproc: $nproc, cpu: $cpu}, dpdk: $dpdk, commit: $commit,
-		   lcore: $lcore, runs: $runs, seconds: $seconds, warmup_s: $warmup, baseline: $base,
-		   cases: map(. + {ratio_to_baseline: (if $b > 0 then .median_mpps / $b | r3
-		                                       else null end)})}'
+		| (map({(.name): .median_mpps}) | add) as $med
+		| def ratio($to): if $med[$to] > 0 then .median_mpps / $med[$to] | r3 else null end;
+		  {date: $date, machine: {nproc: $nproc, cpu: $cpu}, dpdk: $dpdk, commit: $commit,
+		   lcore: $lcore, runs: $runs, seconds: $seconds, warmup_s: $warmup, passthrough: $l2,
+		   cases: map(. + {ratio_to_l2: ratio($l2), ratio_to_baseline: ratio(.baseline)})}'
 }
 
 cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -1; }
@@ -344,14 +359,17 @@ comparable; do not compare absolute Mpps between reports.
 
 EOF
 	jq -r '.cases[] | [.name, .frame_bytes, .runs, .median_mpps, .min_mpps, .max_mpps,
-	                   .median_gbps_l2, .median_gbps_wire, .ratio_to_baseline, .drops,
-	                   .rx_nombuf] | @tsv' <<<"$s" |
-		awk -F'\t' 'BEGIN { f = "%-12s %7s %4s %9s %7s %7s %9s %9s %7s %7s %9s\n"
-		                    printf f, "case", "frame_B", "runs", "med_Mpps", "min", "max",
-		                           "Gb/s_L2", "Gb/s_wire", "ratio", "drops", "rx_nombuf" }
-		             { printf "%-12s %7d %4d %9.2f %7.2f %7.2f %9.2f %9.2f %7.3f %7d %9d\n",
-		                      $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
-	jq -r '"(ratio: median Mpps / median Mpps of \(.baseline), the passthrough, in this run)",
+	                   .median_gbps_l2, .median_gbps_wire, .ratio_to_l2, .ratio_to_baseline,
+	                   .baseline, .drops, .rx_nombuf] | @tsv' <<<"$s" |
+		awk -F'\t' 'BEGIN { f = "%-12s %5s %4s %8s %6s %6s %8s %9s %6s %12s %6s %6s\n"
+		                    printf f, "case", "frame", "runs", "med_Mpps", "min", "max",
+		                           "Gb/s_L2", "Gb/s_wire", "vs_l2", "vs_baseline", "drops",
+		                           "nombuf" }
+		             { printf "%-12s %5d %4d %8.2f %6.2f %6.2f %8.2f %9.2f %6.3f %5.3f %-6s %6d %6d\n",
+		                      $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }'
+	jq -r '"(vs_l2: median Mpps / median Mpps of \(.passthrough), the 64-byte passthrough;"
+	       + " vs_baseline: / that of the named",
+	       " passthrough of the same traffic; both from this invocation; frame: bytes without FCS)",
 	       "",
 	       "Mpps per run, in run order:",
 	       (.cases[] | "  \(.name): \(.mpps | map(tostring) | join("  "))"),

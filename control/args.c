@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,12 @@ int isw_arg_u64(struct isw_cmd_ctx *c, const char *s, const char *what, uint64_t
 	char *end;
 	if (s[0] == '\0' || s[0] == '-' || s[0] == '+')
 		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a non-negative integer", what, s);
+	/* Decimal, or hex after 0x; never octal (a leading zero is not a base). */
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	if (hex && s[2] == '\0')
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a non-negative integer", what, s);
 	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
+	unsigned long long v = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
 	if (*end != '\0')
 		return isw_cmd_err(c, EINVAL, "%s: '%s' is not a non-negative integer", what, s);
 	if (errno == ERANGE)
@@ -117,8 +122,9 @@ int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi)
 {
 	if (argc >= lo && argc <= hi)
 		return 0;
-	return isw_cmd_err(c, EINVAL, "%s arguments; usage: %s %s",
-	                   argc < lo ? "missing" : "too many", c->cmd->path, c->cmd->usage);
+	return isw_cmd_err(c, EINVAL, "%s arguments; usage: %s%s%s",
+	                   argc < lo ? "missing" : "too many", c->cmd->path,
+	                   c->cmd->usage[0] ? " " : "", c->cmd->usage);
 }
 
 char *isw_fmt_mac(const uint8_t mac[6], char *buf)

@@ -173,7 +173,8 @@ static int dispatch(struct isw_cmd_ctx *c, int argc, char **argv)
 	                   argv[k], argv[k - 1], words);
 }
 
-int isw_cmd_exec(const char *line, struct isw_json *out)
+/* isw_cmd_exec() with the context (and so the plain error message) kept by the caller. */
+static int exec_ctx(const char *line, struct isw_json *out, struct isw_cmd_ctx *cp)
 {
 	struct isw_cmd_ctx c = {.out = out};
 	char buf[ISW_CMD_LINE_MAX];
@@ -220,7 +221,14 @@ reply:
 		isw_json_str_kv(out, "error", c.err);
 	}
 	isw_json_obj_close(out);
+	if (cp != NULL)
+		*cp = c;
 	return rc;
+}
+
+int isw_cmd_exec(const char *line, struct isw_json *out)
+{
+	return exec_ctx(line, out, NULL);
 }
 
 int isw_cmd_exec_file(const char *path, char *err, size_t errlen)
@@ -238,12 +246,10 @@ int isw_cmd_exec_file(const char *path, char *err, size_t errlen)
 	int rc = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
-		rc = isw_cmd_exec(line, &out);
+		struct isw_cmd_ctx c;
+		rc = exec_ctx(line, &out, &c);
 		if (rc < 0) {
-			/* The reply is {"ok":false,"error":"..."}: show the message itself. */
-			const char *msg = strstr(isw_json_str(&out), "\"error\":\"");
-			snprintf(err, errlen, "%s:%u: %.*s", path, lineno,
-			         msg ? (int)strlen(msg + 9) - 2 : 0, msg ? msg + 9 : "");
+			snprintf(err, errlen, "%s:%u: %s", path, lineno, c.err);
 			break;
 		}
 	}

@@ -52,6 +52,9 @@ struct isw_dp {
 	uint32_t pause_req;          /* generation asked by the control thread */
 	uint32_t paused[ISW_MAX_WORKERS];
 	struct isw_stats baseline;
+	struct isw_worker_base {
+		uint64_t polls, busy_polls, handoff_out, handoff_in, backpressure;
+	} worker_base[ISW_MAX_WORKERS];
 	uint64_t baseline_tsc;
 };
 

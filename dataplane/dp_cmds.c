@@ -299,19 +299,22 @@ static void stats_json(struct isw_json *j)
 
 	isw_json_arr_open(j, "workers");
 	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
-		const struct isw_worker *w = isw_dp.workers[i];
+		const struct isw_stats *ws = &isw_dp.workers[i]->stats;
+		const struct isw_worker_base *b = &isw_dp.worker_base[i];
+		uint64_t polls = ws->polls - b->polls, busy = ws->busy_polls - b->busy_polls;
 		isw_json_obj_open(j, NULL);
 		isw_json_u64(j, "worker", i);
-		isw_json_u64(j, "lcore", w->lcore);
-		isw_json_u64(j, "rxqs", w->nb_rxq);
-		isw_json_u64(j, "polls", w->stats.polls);
+		isw_json_u64(j, "lcore", isw_dp.workers[i]->lcore);
+		isw_json_u64(j, "rxqs", isw_dp.workers[i]->nb_rxq);
+		isw_json_u64(j, "polls", polls);
+		/* Two decimals: a share of polls, not a measurement to six digits. */
 		isw_json_dbl(j, "busy_pct",
-		             w->stats.polls
-		                     ? 100.0 * (double)w->stats.busy_polls / (double)w->stats.polls
-		                     : 0.0);
-		isw_json_u64(j, "handoff_out", w->stats.handoff_out);
-		isw_json_u64(j, "handoff_in", w->stats.handoff_in);
-		isw_json_u64(j, "backpressure", w->stats.backpressure);
+		             polls ? (double)(uint64_t)(10000.0 * (double)busy / (double)polls) /
+		                             100
+		                   : 0.0);
+		isw_json_u64(j, "handoff_out", ws->handoff_out - b->handoff_out);
+		isw_json_u64(j, "handoff_in", ws->handoff_in - b->handoff_in);
+		isw_json_u64(j, "backpressure", ws->backpressure - b->backpressure);
 		isw_json_obj_close(j);
 	}
 	isw_json_arr_close(j);
@@ -603,14 +606,25 @@ static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_str_kv(c->out, "name", p->name);
 	isw_json_bool(c->out, "enabled", p->enabled);
 	isw_json_str_kv(c->out, "profile", prof->name);
-	struct isw_asic_use use;
+	/* Fit alone, and together with every other enabled pipeline (what enabling checks). */
+	struct isw_asic_use use, all;
 	memset(&use, 0, sizeof(use));
+	memset(&all, 0, sizeof(all));
 	char why[200] = "";
 	if (p->asic != NULL && isw_asic_account(p->asic, &use, why, sizeof(why)) < 0)
 		return isw_cmd_err(c, EINVAL, "%s", why);
+	for (struct isw_pipeline *o = isw_pipeline_next(NULL); o; o = isw_pipeline_next(o))
+		if ((o->enabled || o == p) && o->asic != NULL &&
+		    isw_asic_account(o->asic, &all, why, sizeof(why)) < 0)
+			return isw_cmd_err(c, EINVAL, "%s", why);
 	isw_json_bool(c->out, "fits", isw_asic_fits(&use, prof, why, sizeof(why)) == 0);
 	if (why[0])
 		isw_json_str_kv(c->out, "over", why);
+	why[0] = '\0';
+	isw_json_bool(c->out, "fits_with_enabled",
+	              isw_asic_fits(&all, prof, why, sizeof(why)) == 0);
+	if (why[0])
+		isw_json_str_kv(c->out, "over_with_enabled", why);
 	isw_json_arr_open(c->out, "stages");
 	for (unsigned s = 0; s < use.stages; s++) {
 		isw_json_obj_open(c->out, NULL);

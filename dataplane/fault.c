@@ -79,6 +79,8 @@ void isw_fault_apply(struct isw_worker *w, const struct isw_fault_cfg *f, uint16
 		if (dup != NULL) {
 			*isw_meta(dup) = *isw_meta(m);
 			fs->duplicated++;
+		} else {
+			w->stats.pipeline[0].drops[ISW_DROP_NO_MBUF]++;
 		}
 	}
 	if (f->depth > 0 && st->nheld < ISW_FAULT_HELD_MAX && chance(&st->rng, f->reorder)) {

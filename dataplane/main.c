@@ -219,9 +219,22 @@ static int workers_create(void)
 	return rte_rcu_qsbr_init(isw_dp.rcu, isw_dp.nb_workers);
 }
 
+static unsigned inboxes_used(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++)
+		n += rte_ring_count(isw_dp.workers[i]->inbox);
+	return n;
+}
+
 static void workers_free(void)
 {
-	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
+	/* Telemetry callbacks may still sum counters: make them see no workers first. */
+	unsigned n = isw_dp.nb_workers;
+	__atomic_store_n(&isw_dp.nb_workers, 0, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < n; i++) {
+		if (isw_dp.workers[i] == NULL)
+			continue;
 		rte_ring_free(isw_dp.workers[i]->inbox);
 		rte_free(isw_dp.workers[i]);
 		isw_dp.workers[i] = NULL;
@@ -346,10 +359,14 @@ int main(int argc, char **argv)
 	rte_eal_mp_remote_launch(launch, NULL, CALL_MAIN);
 	rte_eal_mp_wait_lcore();
 	isw_dp.running = false;
-	/* What workers handed each other while stopping is still in their inboxes. */
-	for (unsigned round = 0; round < 4; round++)
+	/* What workers handed each other while stopping is still in their inboxes: drain until
+	 * empty (each drain may hand packets on once more, never in a cycle). */
+	for (unsigned round = 0; round < 64 && inboxes_used() > 0; round++)
 		for (unsigned i = 0; i < isw_dp.nb_workers; i++)
 			isw_worker_drain(isw_dp.workers[i]);
+	if (inboxes_used() > 0)
+		fprintf(stderr, "inswitch: %u packets left between lcores at shutdown\n",
+		        inboxes_used());
 
 	isw_server_stop();
 	print_final(o.final_json);

@@ -13,7 +13,7 @@
 #include "pre.h"
 #include "worker.h"
 
-RTE_LOG_REGISTER_SUFFIX(isw_port_logtype, port, INFO);
+RTE_LOG_REGISTER(isw_port_logtype, inswitch.port, INFO);
 #define LOG(l, ...) rte_log(RTE_LOG_##l, isw_port_logtype, "inswitch: " __VA_ARGS__)
 
 static struct isw_port_info infos[ISW_MAX_PORTS];

@@ -38,6 +38,11 @@ void isw_stats_sum(struct isw_stats *out)
 void isw_stats_reset(void)
 {
 	sum_raw(&isw_dp.baseline);
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
+		const struct isw_stats *s = &isw_dp.workers[i]->stats;
+		isw_dp.worker_base[i] = (struct isw_worker_base){
+		        s->polls, s->busy_polls, s->handoff_out, s->handoff_in, s->backpressure};
+	}
 	isw_dp.baseline_tsc = rte_get_tsc_cycles();
 }
 

@@ -61,7 +61,8 @@ int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard)
 {
 	struct isw_meta *meta = isw_meta(m);
 	meta->kind = ISW_HANDOFF_RESUME;
-	meta->resume = w->cur;
+	meta->resume = (uint8_t)w->cur_id;
+	w->handed_off = true;
 	inbox_put(w, m, isw_dp.shard_owner[shard % ISW_SHARD_SLOTS]);
 	return ISW_PKT_TAKEN;
 }
@@ -72,8 +73,11 @@ void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_m
 	for (unsigned i = from; i < c->n; i++) {
 		w->cur = (uint8_t)i;
 		w->cur_id = c->stage[i].id;
+		w->handed_off = false;
 		if (c->stage[i].fn(w, m) == ISW_PKT_TAKEN) {
-			w->stats.pipeline[c->stage[i].id].pkts++;
+			/* The owner counts a handed-off packet when it takes it. */
+			if (!w->handed_off)
+				w->stats.pipeline[c->stage[i].id].pkts++;
 			return;
 		}
 	}
@@ -118,6 +122,16 @@ static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t p
 	}
 }
 
+/* Position of pipeline id in c; past the end (the packet is dropped) if it left the chain
+ * while the packet waited in an inbox. */
+static unsigned chain_pos(const struct isw_chain *c, uint8_t id)
+{
+	unsigned i = 0;
+	while (i < c->n && c->stage[i].id != id)
+		i++;
+	return i;
+}
+
 static void drain_inbox(struct isw_worker *w, const struct isw_chain *c, uint64_t now)
 {
 	struct rte_mbuf *pkts[ISW_BURST_MAX];
@@ -134,7 +148,7 @@ static void drain_inbox(struct isw_worker *w, const struct isw_chain *c, uint64_
 			w->cur_id = 0;
 			isw_tx(w, pkts[i], meta->tx_port);
 		} else {
-			isw_chain_run(w, c, pkts[i], meta->resume);
+			isw_chain_run(w, c, pkts[i], chain_pos(c, meta->resume));
 		}
 	}
 }

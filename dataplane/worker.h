@@ -28,7 +28,7 @@ struct isw_chain;
 struct isw_meta {
 	uint16_t in_port;
 	uint8_t kind;   /* enum isw_handoff_kind, while in an inbox */
-	uint8_t resume; /* chain position to resume at (ISW_HANDOFF_RESUME) */
+	uint8_t resume; /* id of the pipeline to resume at (ISW_HANDOFF_RESUME) */
 	uint16_t tx_port;
 	uint16_t unused;
 };
@@ -61,8 +61,9 @@ struct isw_worker {
 	int16_t txq[ISW_MAX_PORTS];       /* our tx queue on each port, or -1 */
 	uint16_t tx_owner[ISW_MAX_PORTS]; /* worker that transmits for us where txq is -1 */
 	struct rte_ring *inbox;
-	uint8_t cur;                       /* chain position of the pipeline running now */
-	uint16_t cur_id;                   /* and its id, for counters */
+	uint8_t cur;     /* chain position of the pipeline running now */
+	uint16_t cur_id; /* and its id, for counters */
+	bool handed_off; /* the running pipeline handed its packet to another lcore */
 	const struct isw_port_conf *pconf; /* snapshot for this loop iteration */
 	uint64_t last_active;              /* TSC of the last packet seen */
 	struct isw_pass pass;

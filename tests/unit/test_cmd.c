@@ -5,6 +5,7 @@
  * without EAL or ports (the dataplane is set up as if it had three ports and no workers).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,7 +125,7 @@ static void test_usage_errors(void **state)
 	assert_contains(run("l2 add 02:00:00:00:00:01", -1),
 	                "missing arguments; usage: l2 add MAC PORT");
 	assert_contains(run("l2 add 02:00:00:00:00:01 1 2", -1), "too many arguments");
-	assert_contains(run("version extra", -1), "too many arguments");
+	assert_contains(run("version extra", -1), "too many arguments; usage: version\"");
 }
 
 static void test_help(void **state)
@@ -158,6 +159,13 @@ static void test_arg_parsers(void **state)
 	assert_true(isw_arg_u32(&c, "-1", "n", 0, 100, &u) < 0);
 	assert_true(isw_arg_u32(&c, "", "n", 0, 100, &u) < 0);
 	assert_true(isw_arg_u32(&c, "12abc", "n", 0, 100, &u) < 0);
+	/* A leading zero is decimal, not octal. */
+	assert_int_equal(isw_arg_u32(&c, "010", "n", 0, 100, &u), 0);
+	assert_int_equal(u, 10);
+	assert_int_equal(isw_arg_u32(&c, "08", "n", 0, 100, &u), 0);
+	assert_int_equal(u, 8);
+	assert_true(isw_arg_u32(&c, "0x", "n", 0, 100, &u) < 0);
+	assert_true(isw_arg_u32(&c, "0x-1", "n", 0, 100, &u) < 0);
 	assert_true(isw_arg_u64(&c, "99999999999999999999", "n", &u64) < 0);
 	assert_int_equal(isw_arg_u64(&c, "18446744073709551615", "n", &u64), 0);
 	assert_true(u64 == UINT64_MAX);
@@ -306,6 +314,14 @@ static void test_exec_file(void **state)
 	char err[256];
 	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
 	assert_contains(err, ":4: mac: 'bad' is not a MAC address");
+	/* The message is the plain text, not its JSON escaping. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	const char bad[] = "l2 add \"a\\\"b\" 0\n";
+	assert_int_equal(write(fd, bad, sizeof(bad) - 1), (ssize_t)sizeof(bad) - 1);
+	close(fd);
+	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
+	assert_contains(err, ":1: mac: 'a\"b' is not");
 	/* Lines before the error took effect, lines after it did not. */
 	const char *r = run("l2 show", 0);
 	assert_contains(r, "02:00:00:00:00:05");
