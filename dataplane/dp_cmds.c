@@ -347,7 +347,6 @@ ISW_CMD_REGISTER(stats_reset, "stats reset", "", "zero the counters shown by sta
                  cmd_stats_reset)
 
 /* The final report printed at shutdown uses the same JSON. */
-void isw_stats_json(struct isw_json *j);
 void isw_stats_json(struct isw_json *j)
 {
 	stats_json(j);

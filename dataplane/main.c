@@ -253,8 +253,6 @@ static int launch(void *arg)
 	return 0;
 }
 
-void isw_stats_json(struct isw_json *j);
-
 static void print_final(bool as_json)
 {
 	struct isw_json j;

@@ -59,4 +59,8 @@ void isw_stats_reset(void);
 /* Seconds since start-up or the last reset. */
 double isw_stats_elapsed(void);
 
+struct isw_json;
+/* Writes the counters as members of the open reply object (stats show, final report). */
+void isw_stats_json(struct isw_json *j);
+
 #endif

@@ -9,14 +9,13 @@
 #   run 3: run 1 again with the same seed -> exactly the same capture
 #   fault.sh INSWITCH PCAPGEN PCAPCMP
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 inswitch=$1 pcapgen=$2 pcapcmp=$3
 N=20000
 tmp=$(mktemp -d /tmp/inswitch-fault.XXXXXX)
 trap 'rm -rf "$tmp" /var/run/dpdk/isw-fault-$$' EXIT
 
-# An empty capture (global header only) for port 1's input.
-printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00' \
-	>"$tmp/empty.pcap"
+empty_pcap "$tmp/empty.pcap"
 "$pcapgen" seq "$tmp/in.pcap" --count $N --dst 02:00:00:00:00:02 >/dev/null
 
 # run NAME FAULT-LINES...: replays in.pcap, leaves $tmp/NAME.pcap and $tmp/NAME.json (counters)

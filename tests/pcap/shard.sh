@@ -9,6 +9,7 @@
 #   - both workers handed packets to the other, and no register array was used twice per pass
 #   shard.sh INSWITCH INSWITCH-CTL PCAPGEN
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 inswitch=$1 ctl=$2 pcapgen=$3
 FLOWS=64 PER_FILE=8192 SIZE=128
 tmp=$(mktemp -d /tmp/inswitch-shard.XXXXXX)
@@ -24,8 +25,7 @@ fail() {
 	exit 1
 }
 
-printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00' \
-	>"$tmp/empty.pcap"
+empty_pcap "$tmp/empty.pcap"
 "$pcapgen" bench "$tmp/in.pcap" --size $SIZE --count $PER_FILE --flows $FLOWS \
 	--dst 02:00:00:00:00:02 >/dev/null
 echo "l2 add 02:00:00:00:00:02 2" >"$tmp/cfg"
