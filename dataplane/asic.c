@@ -57,10 +57,21 @@ void isw_pass_violation(struct isw_pass *p, const struct isw_reg *r)
 
 /* SRAM is allocated in whole blocks; a register array also needs one spare block per array on
  * Tofino for its stateful ALU's read-modify-write pipeline, which the model charges too. */
+static unsigned decl_words(const struct isw_reg_decl *d)
+{
+	return d->kind == ISW_REG_PAIR ? 2u : d->kind == ISW_REG_VEC ? d->lanes : 1u;
+}
+
+/* SRAM of one lane (a vector) or of the whole array (u32, pair). */
+static uint64_t lane_bytes(const struct isw_reg_decl *d)
+{
+	uint64_t bytes = (uint64_t)d->size * 4u * (d->kind == ISW_REG_PAIR ? 2u : 1u);
+	return ((bytes + SRAM_BLOCK - 1) / SRAM_BLOCK + 1) * SRAM_BLOCK;
+}
+
 uint64_t isw_reg_decl_bytes(const struct isw_reg_decl *d)
 {
-	uint64_t bytes = (uint64_t)d->size * 4u * d->kind;
-	return ((bytes + SRAM_BLOCK - 1) / SRAM_BLOCK + 1) * SRAM_BLOCK;
+	return lane_bytes(d) * (d->kind == ISW_REG_VEC ? d->lanes : 1u);
 }
 
 uint64_t isw_table_decl_bytes(const struct isw_table_decl *t)
@@ -85,20 +96,32 @@ int isw_asic_account(const struct isw_asic_decl *d, struct isw_asic_use *use, ch
 			         d->pipeline, r->name, r->size, ISW_REG_CELLS_MAX);
 			return -EINVAL;
 		}
-		if (r->kind != ISW_REG_U32 && r->kind != ISW_REG_PAIR) {
+		if (r->kind != ISW_REG_U32 && r->kind != ISW_REG_PAIR && r->kind != ISW_REG_VEC) {
 			snprintf(err, errlen, "%s.%s: unknown register kind %u", d->pipeline,
 			         r->name, r->kind);
 			return -EINVAL;
 		}
-		if (r->stage >= ISW_STAGES_MAX) {
-			snprintf(err, errlen, "%s.%s: stage %u is beyond the model's %u stages",
-			         d->pipeline, r->name, r->stage, ISW_STAGES_MAX);
+		if (r->kind == ISW_REG_VEC && (r->lanes == 0 || r->lanes_per_stage == 0)) {
+			snprintf(err, errlen, "%s.%s: a vector needs lanes and lanes per stage",
+			         d->pipeline, r->name);
 			return -EINVAL;
 		}
-		use->stage[r->stage].salus++;
-		use->stage[r->stage].sram += isw_reg_decl_bytes(r);
-		if (r->stage + 1u > use->stages)
-			use->stages = r->stage + 1u;
+		unsigned lanes = r->kind == ISW_REG_VEC ? r->lanes : 1u;
+		unsigned per_stage = r->kind == ISW_REG_VEC ? r->lanes_per_stage : 1u;
+		unsigned last = r->stage + (lanes - 1) / per_stage;
+		if (last >= ISW_STAGES_MAX) {
+			snprintf(err, errlen, "%s.%s: stage %u is beyond the model's %u stages",
+			         d->pipeline, r->name, last, ISW_STAGES_MAX);
+			return -EINVAL;
+		}
+		/* Every lane is an array of its own, with its own SALU and SRAM blocks. */
+		for (unsigned l = 0; l < lanes; l++) {
+			unsigned st = r->stage + l / per_stage;
+			use->stage[st].salus++;
+			use->stage[st].sram += lane_bytes(r);
+		}
+		if (last + 1u > use->stages)
+			use->stages = last + 1u;
 	}
 	for (unsigned i = 0; i < d->nb_tables; i++) {
 		const struct isw_table_decl *t = &d->tables[i];
@@ -190,7 +213,7 @@ static struct isw_reg *reg_alloc(const char *pipeline, const struct isw_reg_decl
 		return NULL;
 	}
 	struct isw_reg *r = calloc(1, sizeof(*r));
-	size_t bytes = (size_t)d->size * 4u * d->kind;
+	size_t bytes = (size_t)d->size * 4u * decl_words(d);
 	void *cells = r ? aligned_alloc(64, bytes < 64 ? 64 : bytes) : NULL;
 	if (cells == NULL) {
 		free(r);
@@ -204,6 +227,7 @@ static struct isw_reg *reg_alloc(const char *pipeline, const struct isw_reg_decl
 	r->size = d->size;
 	r->kind = d->kind;
 	r->stage = d->stage;
+	r->lanes = (uint16_t)decl_words(d);
 	r->id = (uint16_t)slot;
 	memcpy(r->name, name, sizeof(r->name));
 	registry[slot] = r;
@@ -281,26 +305,32 @@ struct isw_reg *isw_reg_at(unsigned i)
 	return i < n ? sorted[i] : NULL;
 }
 
+uint64_t isw_reg_bytes(const struct isw_reg *r)
+{
+	return (uint64_t)r->size * 4u * r->lanes;
+}
+
+const char *isw_reg_kind_name(unsigned kind)
+{
+	return kind == ISW_REG_PAIR ? "pair" : kind == ISW_REG_VEC ? "vector" : "u32";
+}
+
+/* Pairs are stored lo, hi: the same layout as two lanes. */
 uint64_t isw_reg_get(const struct isw_reg *r, uint32_t idx, unsigned half)
 {
-	idx &= r->mask;
 	if (r->kind == ISW_REG_U32)
-		return r->cells.u32[idx];
-	return half ? r->cells.pair[idx].hi : r->cells.pair[idx].lo;
+		half = 0;
+	return r->cells.u32[(size_t)(idx & r->mask) * r->lanes + half % r->lanes];
 }
 
 void isw_reg_set(struct isw_reg *r, uint32_t idx, unsigned half, uint32_t v)
 {
-	idx &= r->mask;
 	if (r->kind == ISW_REG_U32)
-		r->cells.u32[idx] = v;
-	else if (half)
-		r->cells.pair[idx].hi = v;
-	else
-		r->cells.pair[idx].lo = v;
+		half = 0;
+	r->cells.u32[(size_t)(idx & r->mask) * r->lanes + half % r->lanes] = v;
 }
 
 void isw_reg_clear(struct isw_reg *r)
 {
-	memset(r->cells.u32, 0, (size_t)r->size * 4u * r->kind);
+	memset(r->cells.u32, 0, isw_reg_bytes(r));
 }

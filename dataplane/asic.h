@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ISW_NAME_MAX      32
 #define ISW_REG_MAX       256 /* register arrays alive at once, over all pipelines */
@@ -22,6 +23,7 @@
 enum isw_reg_kind {
 	ISW_REG_U32 = 1,  /* one 32-bit cell per index */
 	ISW_REG_PAIR = 2, /* two 32-bit cells (lo, hi) per index, updated by one SALU */
+	ISW_REG_VEC = 3,  /* `lanes` 32-bit arrays indexed alike, one SALU each (see below) */
 };
 
 struct isw_pair {
@@ -30,10 +32,11 @@ struct isw_pair {
 };
 
 struct isw_reg {
-	uint32_t mask; /* size - 1; every index is masked with it */
-	uint16_t id;   /* slot in the registry, used by strict mode */
-	uint8_t kind;  /* enum isw_reg_kind */
-	uint8_t stage;
+	uint32_t mask;  /* size - 1; every index is masked with it */
+	uint16_t id;    /* slot in the registry, used by strict mode */
+	uint8_t kind;   /* enum isw_reg_kind */
+	uint8_t stage;  /* first stage (a vector spans several) */
+	uint16_t lanes; /* 32-bit words per index: 1, 2 for pairs, the lane count for vectors */
 	union {
 		uint32_t *u32;
 		struct isw_pair *pair;
@@ -252,6 +255,102 @@ static inline uint32_t isw_salu_pair_set_clear(struct isw_pass *p, const struct 
 	return old;
 }
 
+/*
+ * Exponent-style update of a pair: when first, stores (lo, hi); otherwise keeps the signed
+ * maximum of each half. Returns the pair afterwards.
+ */
+static inline struct isw_pair isw_salu_pair_max(struct isw_pass *p, const struct isw_reg *r,
+                                                uint32_t idx, bool first, int32_t lo, int32_t hi)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	if (first || lo > (int32_t)c->lo)
+		c->lo = (uint32_t)lo;
+	if (first || hi > (int32_t)c->hi)
+		c->hi = (uint32_t)hi;
+	return *c;
+}
+
+/*
+ * Countdown of missing contributors: when first, stores n - 1; otherwise decrements, never
+ * below zero. Returns true when the cell reaches zero on this call (the contribution that
+ * completes), false when it was already zero or is still above it.
+ */
+static inline bool isw_salu_countdown(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                      bool first, uint32_t n)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	if (first) {
+		*c = n - 1;
+		return *c == 0;
+	}
+	if (*c == 0)
+		return false;
+	return --*c == 0;
+}
+
+/* ---- SALU operations on vector registers. ----
+ *
+ * A vector register stands for `lanes` separate 32-bit register arrays that a Tofino program
+ * would declare one per element (SwitchML's value registers), indexed alike, each with its own
+ * SALU, spread over consecutive stages. The model stores the lanes of one index contiguously so
+ * a pass over them is a few cache lines, and counts one access per pass for the whole vector
+ * (every lane's SALU runs once). Packet fields are big-endian, cells hold host-order values.
+ */
+
+static inline uint32_t *isw_vec_cell(const struct isw_reg *r, uint32_t idx)
+{
+	return &r->cells.u32[(size_t)(idx & r->mask) * r->lanes];
+}
+
+static inline uint32_t isw_be32_load(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return __builtin_bswap32(v);
+}
+
+static inline void isw_be32_store(void *p, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+/*
+ * Map.addTo over lanes 0..n-1 (n <= lanes) from a big-endian packet field: when first, stores
+ * the field; otherwise adds it (32-bit wrap-around). When out is not NULL, also writes the new
+ * cells to out, big-endian (out may be in). Inline with a constant n, the loops vectorise.
+ */
+static inline void isw_salu_vec_merge(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                      const void *in, unsigned n, bool first, void *out)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_vec_cell(r, idx);
+	const uint8_t *src = in;
+	uint8_t *dst = out;
+	if (first)
+		for (unsigned i = 0; i < n; i++)
+			c[i] = isw_be32_load(src + 4 * i);
+	else
+		for (unsigned i = 0; i < n; i++)
+			c[i] += isw_be32_load(src + 4 * i);
+	if (dst != NULL)
+		for (unsigned i = 0; i < n; i++)
+			isw_be32_store(dst + 4 * i, c[i]);
+}
+
+/* Map.get over lanes 0..n-1, written big-endian to out. */
+static inline void isw_salu_vec_read(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                     void *out, unsigned n)
+{
+	isw_pass_note(p, r);
+	const uint32_t *c = isw_vec_cell(r, idx);
+	uint8_t *dst = out;
+	for (unsigned i = 0; i < n; i++)
+		isw_be32_store(dst + 4 * i, c[i]);
+}
+
 /* ---- Declarations, profiles and the registry (control thread only). ---- */
 
 struct isw_reg_decl {
@@ -259,6 +358,9 @@ struct isw_reg_decl {
 	uint8_t stage;
 	uint8_t kind;  /* enum isw_reg_kind */
 	uint32_t size; /* cells; a power of two */
+	/* Vectors only: lane count, and lanes per stage (lane l sits in stage + l / per_stage). */
+	uint16_t lanes;
+	uint8_t lanes_per_stage;
 };
 
 struct isw_table_decl {
@@ -342,7 +444,13 @@ struct isw_reg *isw_reg_find(const char *name);
 unsigned isw_reg_count(void);
 struct isw_reg *isw_reg_at(unsigned i); /* i-th registered array in name order, or NULL */
 
+/* Bytes of memory the array's cells take in the model's storage. */
+uint64_t isw_reg_bytes(const struct isw_reg *r);
+/* "u32", "pair" or "vector". */
+const char *isw_reg_kind_name(unsigned kind);
+
 /* Plain accessors for the control plane (callers make sure no worker runs the array meanwhile). */
+/* half picks lo (0) or hi (1) of a pair, or the lane of a vector; ignored for u32 arrays. */
 uint64_t isw_reg_get(const struct isw_reg *r, uint32_t idx, unsigned half);
 void isw_reg_set(struct isw_reg *r, uint32_t idx, unsigned half, uint32_t v);
 void isw_reg_clear(struct isw_reg *r);

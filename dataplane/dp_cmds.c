@@ -481,10 +481,12 @@ static int cmd_reg_list(struct isw_cmd_ctx *c, int argc, char **argv)
 		const struct isw_reg *r = isw_reg_at(i);
 		isw_json_obj_open(c->out, NULL);
 		isw_json_str_kv(c->out, "name", r->name);
-		isw_json_str_kv(c->out, "kind", r->kind == ISW_REG_PAIR ? "pair" : "u32");
+		isw_json_str_kv(c->out, "kind", isw_reg_kind_name(r->kind));
 		isw_json_u64(c->out, "size", r->size);
+		if (r->kind == ISW_REG_VEC)
+			isw_json_u64(c->out, "lanes", r->lanes);
 		isw_json_u64(c->out, "stage", r->stage);
-		isw_json_u64(c->out, "bytes", (uint64_t)r->size * 4u * r->kind);
+		isw_json_u64(c->out, "bytes", isw_reg_bytes(r));
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
@@ -507,6 +509,10 @@ static int cmd_reg_read(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (count > r->size - idx)
 		return isw_cmd_err(c, ERANGE, "%s has %u cells; %u from %u goes past the end",
 		                   r->name, r->size, count, idx);
+	if ((uint64_t)count * r->lanes > 2u * REG_READ_MAX)
+		return isw_cmd_err(c, E2BIG,
+		                   "%s has %u lanes per cell: read at most %u cells at once",
+		                   r->name, r->lanes, 2u * REG_READ_MAX / r->lanes);
 	/* Parking the workers makes a range read one consistent snapshot. */
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
@@ -519,6 +525,14 @@ static int cmd_reg_read(struct isw_cmd_ctx *c, int argc, char **argv)
 			isw_json_u64(c->out, "index", i);
 			isw_json_u64(c->out, "lo", isw_reg_get(r, i, 0));
 			isw_json_u64(c->out, "hi", isw_reg_get(r, i, 1));
+			isw_json_obj_close(c->out);
+		} else if (r->kind == ISW_REG_VEC) {
+			isw_json_obj_open(c->out, NULL);
+			isw_json_u64(c->out, "index", i);
+			isw_json_arr_open(c->out, "lanes");
+			for (unsigned l = 0; l < r->lanes; l++)
+				isw_json_u64(c->out, NULL, isw_reg_get(r, i, l));
+			isw_json_arr_close(c->out);
 			isw_json_obj_close(c->out);
 		} else {
 			isw_json_u64(c->out, NULL, isw_reg_get(r, i, 0));
@@ -542,19 +556,29 @@ static int cmd_reg_write(struct isw_cmd_ctx *c, int argc, char **argv)
 		return -EINVAL;
 	if (r->kind == ISW_REG_PAIR && argc != 4)
 		return isw_cmd_err(c, EINVAL, "%s holds pairs: give LO and HI", r->name);
+	if (r->kind == ISW_REG_VEC && argc != 4)
+		return isw_cmd_err(c, EINVAL, "%s is a vector: give LANE and VALUE", r->name);
 	if (r->kind == ISW_REG_U32 && argc != 3)
 		return isw_cmd_err(c, EINVAL, "%s holds single cells: give one VALUE", r->name);
-	if (argc == 4 && isw_arg_u32(c, argv[3], "hi", 0, UINT32_MAX, &hi) < 0)
+	if (r->kind == ISW_REG_VEC && lo >= r->lanes)
+		return isw_cmd_err(c, ERANGE, "lane %u is out of range: %s has lanes 0..%u", lo,
+		                   r->name, r->lanes - 1u);
+	if (argc == 4 && isw_arg_u32(c, argv[3], "value", 0, UINT32_MAX, &hi) < 0)
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing written");
-	isw_reg_set(r, idx, 0, lo);
-	if (r->kind == ISW_REG_PAIR)
-		isw_reg_set(r, idx, 1, hi);
+	if (r->kind == ISW_REG_VEC) {
+		isw_reg_set(r, idx, lo, hi);
+	} else {
+		isw_reg_set(r, idx, 0, lo);
+		if (r->kind == ISW_REG_PAIR)
+			isw_reg_set(r, idx, 1, hi);
+	}
 	isw_dp_resume();
 	return 0;
 }
-ISW_CMD_REGISTER(reg_write, "register write", "NAME INDEX VALUE | NAME INDEX LO HI",
+ISW_CMD_REGISTER(reg_write, "register write",
+                 "NAME INDEX VALUE | NAME INDEX LO HI | NAME INDEX LANE VALUE",
                  "write one cell (workers are paused for it)", cmd_reg_write)
 
 static int cmd_reg_reset(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -643,8 +667,11 @@ static int cmd_pipeline_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_obj_open(c->out, NULL);
 		isw_json_strf(c->out, "name", "%s.%s", p->name, r->name);
 		isw_json_u64(c->out, "stage", r->stage);
-		isw_json_str_kv(c->out, "kind", r->kind == ISW_REG_PAIR ? "pair" : "u32");
+		isw_json_str_kv(c->out, "kind", isw_reg_kind_name(r->kind));
 		isw_json_u64(c->out, "size", r->size);
+		if (r->kind == ISW_REG_VEC)
+			isw_json_strf(c->out, "lanes", "%u (%u per stage)", r->lanes,
+			              r->lanes_per_stage);
 		isw_json_u64(c->out, "sram_kib", isw_reg_decl_bytes(r) / 1024);
 		isw_json_obj_close(c->out);
 	}

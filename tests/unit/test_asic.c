@@ -665,8 +665,10 @@ static void test_decl_einval(void **state)
 	expect_einval(&r, NULL, "bad.x: size");
 
 	r.size = 64;
-	r.kind = 3;
-	expect_einval(&r, NULL, "bad.x: unknown register kind 3");
+	r.kind = 9;
+	expect_einval(&r, NULL, "bad.x: unknown register kind 9");
+	r.kind = ISW_REG_VEC; /* a vector without lanes */
+	expect_einval(&r, NULL, "bad.x: a vector needs lanes and lanes per stage");
 	r.kind = 0;
 	expect_einval(&r, NULL, "unknown register kind 0");
 
@@ -1317,6 +1319,139 @@ static void test_registry_get_set_clear_pair(void **state)
 	reg_del(r);
 }
 
+/* ---- Vector registers, countdown and exponent max ---- */
+
+static struct isw_reg *vec_new(uint32_t size, uint16_t lanes)
+{
+	struct isw_reg_decl rd = {.name = "v",
+	                          .kind = ISW_REG_VEC,
+	                          .size = size,
+	                          .lanes = lanes,
+	                          .lanes_per_stage = 4};
+	struct isw_asic_decl d = {.pipeline = "t", .regs = &rd, .nb_regs = 1};
+	struct isw_reg *r = NULL;
+	char err[128] = "";
+	assert_int_equal(isw_reg_create_all(&d, &r, err, sizeof(err)), 0);
+	return r;
+}
+
+static void be_fill(uint8_t *p, const int32_t *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		isw_be32_store(p + 4 * i, (uint32_t)v[i]);
+}
+
+static void test_vec_merge_first_add_out(void **state)
+{
+	(void)state;
+	struct isw_reg *r = vec_new(4, 8);
+	int32_t a[8] = {1, -2, 3, INT32_MAX, 0, 7, -8, 100};
+	int32_t b[8] = {10, 20, -30, 1, 0, 0, 8, -100};
+	uint8_t pa[32], pb[32], out[32];
+	be_fill(pa, a, 8);
+	be_fill(pb, b, 8);
+
+	/* First overwrites whatever was there; the next adds with wrap-around. */
+	isw_reg_set(r, 2, 3, 12345);
+	isw_salu_vec_merge(NULL, r, 2, pa, 8, true, NULL);
+	for (unsigned l = 0; l < 8; l++)
+		assert_int_equal((int32_t)isw_reg_get(r, 2, l), a[l]);
+	isw_salu_vec_merge(NULL, r, 2, pb, 8, false, out);
+	for (unsigned l = 0; l < 8; l++) {
+		int32_t sum = (int32_t)((uint32_t)a[l] + (uint32_t)b[l]);
+		assert_int_equal((int32_t)isw_reg_get(r, 2, l), sum);
+		assert_int_equal((int32_t)isw_be32_load(out + 4 * l), sum);
+	}
+	/* Other indices untouched; the index is masked. */
+	assert_int_equal(isw_reg_get(r, 1, 0), 0);
+	isw_salu_vec_read(NULL, r, 2 + 4, out, 8);
+	assert_int_equal((int32_t)isw_be32_load(out + 12), INT32_MIN); /* INT32_MAX + 1 wraps */
+	/* In place: out may be the input. */
+	isw_salu_vec_merge(NULL, r, 2, pa, 8, false, pa);
+	assert_int_equal((int32_t)isw_be32_load(pa), 1 + 10 + 1);
+	assert_int_equal(isw_reg_bytes(r), 4u * 8u * 4u);
+	reg_del(r);
+}
+
+static void test_vec_strict_one_access(void **state)
+{
+	(void)state;
+	struct isw_reg *r = vec_new(4, 4);
+	struct isw_pass p;
+	uint8_t buf[16] = {0};
+	pass_init(&p, 3);
+	isw_salu_vec_merge(&p, r, 0, buf, 4, true, NULL);
+	assert_int_equal(p.multi_access, 0);
+	isw_salu_vec_read(&p, r, 1, buf, 4);
+	assert_int_equal(p.multi_access, 1);
+	assert_true(isw_pass_recirculate(&p));
+	isw_salu_vec_read(&p, r, 1, buf, 4);
+	assert_int_equal(p.multi_access, 1);
+	reg_del(r);
+}
+
+static void test_vec_lanes_spread_over_stages(void **state)
+{
+	(void)state;
+	/* 64 lanes of 16 Ki cells (64 KiB each, + a spare block), 4 per stage: stages 3..18. */
+	struct isw_reg_decl rd = {.name = "v",
+	                          .stage = 3,
+	                          .kind = ISW_REG_VEC,
+	                          .size = 16384,
+	                          .lanes = 64,
+	                          .lanes_per_stage = 4};
+	struct isw_asic_decl d = {.pipeline = "t", .regs = &rd, .nb_regs = 1};
+	struct isw_asic_use use;
+	char err[160] = "";
+	memset(&use, 0, sizeof(use));
+	assert_int_equal(isw_asic_account(&d, &use, err, sizeof(err)), 0);
+	assert_int_equal(use.stages, 19);
+	assert_int_equal(use.stage[2].salus, 0);
+	assert_int_equal(use.stage[3].salus, 4);
+	assert_int_equal(use.stage[18].salus, 4);
+	assert_int_equal(use.stage[3].sram, 4u * (4u + 1u) * BLOCK);
+	assert_int_equal(isw_reg_decl_bytes(&rd), 64u * 5u * BLOCK);
+	assert_int_equal(isw_asic_check(&d, isw_profile_find("tofino2"), err, sizeof(err)), 0);
+	assert_int_equal(isw_asic_check(&d, isw_profile_find("tofino1"), err, sizeof(err)),
+	                 -ENOSPC);
+	assert_has(err, "needs 19 stages, tofino1 has 12");
+	/* Five lanes in a stage is one SALU too many. */
+	rd.lanes_per_stage = 5;
+	assert_int_equal(isw_asic_check(&d, isw_profile_find("tofino2"), err, sizeof(err)),
+	                 -ENOSPC);
+	assert_has(err, "stage 3: 5 stateful ALUs, tofino2 has 4");
+}
+
+static void test_countdown(void **state)
+{
+	(void)state;
+	struct isw_reg *r = reg_new("c", ISW_REG_U32, 4);
+	assert_false(isw_salu_countdown(NULL, r, 1, true, 3));
+	assert_int_equal(isw_reg_get(r, 1, 0), 2);
+	assert_false(isw_salu_countdown(NULL, r, 1, false, 3));
+	assert_true(isw_salu_countdown(NULL, r, 1, false, 3));
+	/* Already complete: stays at zero and does not complete again. */
+	assert_false(isw_salu_countdown(NULL, r, 1, false, 3));
+	assert_int_equal(isw_reg_get(r, 1, 0), 0);
+	/* One contributor completes on its first packet. */
+	assert_true(isw_salu_countdown(NULL, r, 2, true, 1));
+	reg_del(r);
+}
+
+static void test_pair_max(void **state)
+{
+	(void)state;
+	struct isw_reg *r = reg_new("e", ISW_REG_PAIR, 4);
+	isw_reg_set(r, 0, 0, 100);
+	struct isw_pair v = isw_salu_pair_max(NULL, r, 0, true, -5, -7);
+	assert_int_equal((int32_t)v.lo, -5); /* first overwrites, even a bigger stale value */
+	assert_int_equal((int32_t)v.hi, -7);
+	v = isw_salu_pair_max(NULL, r, 0, false, -9, 3);
+	assert_int_equal((int32_t)v.lo, -5); /* signed max per half */
+	assert_int_equal((int32_t)v.hi, 3);
+	reg_del(r);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1363,6 +1498,11 @@ int main(void)
 	        T(test_registry_destroy),
 	        T(test_registry_get_set_clear_u32),
 	        T(test_registry_get_set_clear_pair),
+	        T(test_vec_merge_first_add_out),
+	        T(test_vec_strict_one_access),
+	        T(test_vec_lanes_spread_over_stages),
+	        T(test_countdown),
+	        T(test_pair_max),
 	};
 	return cmocka_run_group_tests_name("asic", tests, NULL, NULL);
 }
