@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pure parts of the SyncAgtr worker: configuration checks, slicing, slot/set mapping, packet
+ * build/parse, float quantisation, deterministic test tensors and verification. No I/O.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sa_worker.h"
+
+void sa_config_default(struct sa_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->workers = 1;
+	cfg->switch_port = SA_UDP_PORT;
+	cfg->worker_port = 4000;
+	cfg->threads = 4;
+	cfg->window = 64;
+	cfg->elems = 256;
+	cfg->type = SA_INT32;
+	cfg->timeout_ms = 20;
+	cfg->timeout_max_ms = 1000;
+	cfg->give_up_s = 20;
+}
+
+unsigned sa_config_slots(const struct sa_config *cfg)
+{
+	return cfg->threads * cfg->window;
+}
+
+int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (cfg->workers < 1 || cfg->workers > SA_WORKERS_MAX)
+		why = "workers must be 1..32";
+	else if (cfg->rank >= cfg->workers)
+		why = "rank must be below the number of workers";
+	else if (cfg->threads < 1 || cfg->threads > SA_THREADS_MAX)
+		why = "threads must be 1..64";
+	else if (cfg->window < 1 || cfg->window > SA_WINDOW_MAX)
+		why = "window must be 1..1024";
+	else if (sa_config_slots(cfg) > 8192)
+		why = "threads * window must be at most 8192 slots";
+	else if (sa_size_code(cfg->elems) == 0)
+		why = "elems must be 64 or 256";
+	else if ((unsigned)cfg->worker_port + cfg->threads > 65536 || cfg->worker_port == 0)
+		why = "worker ports (worker_port + thread) must lie in 1..65535";
+	else if (cfg->timeout_ms < 1 || cfg->timeout_max_ms < cfg->timeout_ms)
+		why = "timeouts must satisfy 1 <= timeout <= timeout cap";
+	else if (cfg->give_up_s < 1)
+		why = "give-up time must be at least 1 s";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
+void sa_slice(size_t count, unsigned threads, unsigned tid, size_t *off, size_t *len)
+{
+	size_t base = count / threads, rem = count % threads;
+
+	*len = base + (tid < rem);
+	*off = base * tid + (tid < rem ? tid : rem);
+}
+
+uint64_t sa_slice_packets(size_t len, unsigned elems, unsigned window, enum sa_dtype type)
+{
+	uint64_t blocks = (len + elems - 1) / elems;
+
+	if (blocks == 0)
+		return 0;
+	return type == SA_FLOAT32 ? blocks + window : blocks;
+}
+
+void sa_slot_map(unsigned tid, unsigned window, uint32_t shift, uint64_t k, unsigned *slot,
+                 unsigned *set)
+{
+	uint64_t cycle = 2ull * window;
+	unsigned p = (unsigned)((k % cycle + shift) % cycle);
+
+	*slot = tid * window + p % window;
+	*set = p / window;
+}
+
+uint32_t sa_next_shift(uint32_t shift, uint64_t total, unsigned window)
+{
+	uint64_t cycle = 2ull * window;
+
+	return (uint32_t)((shift + total % cycle) % cycle);
+}
+
+unsigned sa_size_code(unsigned elems)
+{
+	return elems == 64 ? SA_SIZE_64 : elems == 256 ? SA_SIZE_256 : 0;
+}
+
+void sa_pkt_put_hdr(uint8_t *buf, unsigned elems, uint8_t job, uint32_t tsi, unsigned slot,
+                    unsigned set, int8_t e0)
+{
+	struct sa_hdr h;
+
+	h.type_size = (uint8_t)(SA_MSG_TYPE << 4 | sa_size_code(elems));
+	h.job_number = job;
+	/* tsi is opaque to the switch; x86 SwitchML clients write it in host (little) order. */
+	h.tsi[0] = (uint8_t)tsi;
+	h.tsi[1] = (uint8_t)(tsi >> 8);
+	h.tsi[2] = (uint8_t)(tsi >> 16);
+	h.tsi[3] = (uint8_t)(tsi >> 24);
+	sa_hdr_set_pool(&h, set, slot);
+	h.e0 = e0;
+	h.e1 = 0;
+	memcpy(buf, &h, sizeof(h));
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+void sa_pkt_put_i32(uint8_t *buf, const int32_t *src, size_t n, unsigned elems)
+{
+	uint8_t *v = buf + sizeof(struct sa_hdr);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		put_be32(v + 4 * i, (uint32_t)src[i]);
+	memset(v + 4 * n, 0, 4 * (elems - n));
+}
+
+void sa_pkt_put_f32(uint8_t *buf, const float *src, size_t n, unsigned elems, double scale,
+                    unsigned workers)
+{
+	uint8_t *v = buf + sizeof(struct sa_hdr);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		put_be32(v + 4 * i, (uint32_t)sa_quantise(src[i], scale, workers));
+	memset(v + 4 * n, 0, 4 * (elems - n));
+}
+
+int sa_pkt_parse(const uint8_t *buf, size_t len, unsigned elems, struct sa_pkt *out)
+{
+	struct sa_hdr h;
+
+	if (len != SA_PAYLOAD_LEN(elems))
+		return -EINVAL;
+	memcpy(&h, buf, sizeof(h));
+	if (h.type_size >> 4 != SA_MSG_TYPE || sa_hdr_size(&h) != sa_size_code(elems))
+		return -EINVAL;
+	out->size = sa_hdr_size(&h);
+	out->job = h.job_number;
+	out->tsi = (uint32_t)h.tsi[0] | (uint32_t)h.tsi[1] << 8 | (uint32_t)h.tsi[2] << 16 |
+	           (uint32_t)h.tsi[3] << 24;
+	out->slot = sa_hdr_pool(&h) & SA_POOL_SLOT;
+	out->set = (sa_hdr_pool(&h) & SA_POOL_SET) != 0;
+	out->e0 = h.e0;
+	out->e1 = h.e1;
+	out->values = buf + sizeof(h);
+	return 0;
+}
+
+void sa_pkt_get_i32(int32_t *dst, const struct sa_pkt *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = (int32_t)get_be32(p->values + 4 * i);
+}
+
+void sa_pkt_get_f32(float *dst, const struct sa_pkt *p, size_t n, double scale)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = (float)((double)(int32_t)get_be32(p->values + 4 * i) / scale);
+}
+
+int8_t sa_exponent(const float *x, size_t n)
+{
+	uint32_t maxbits = 0, bits;
+	int e;
+	size_t i;
+
+	/* |x| compares like its bit pattern with the sign cleared (NaN aside). */
+	for (i = 0; i < n; i++) {
+		memcpy(&bits, &x[i], sizeof(bits));
+		bits &= 0x7fffffffu;
+		if (bits > maxbits)
+			maxbits = bits;
+	}
+	e = (int)((maxbits & 0x7f800000u) >> 23) - 126;
+	return (int8_t)(e > 127 ? 127 : e);
+}
+
+double sa_scale(int emax, unsigned workers)
+{
+	return (double)INT32_MAX / ((double)workers * ldexp(1.0, emax));
+}
+
+int32_t sa_quantise(float x, double scale, unsigned workers)
+{
+	double lim = (double)(INT32_MAX / (int32_t)workers);
+	double v = nearbyint((double)x * scale);
+
+	if (v > lim)
+		v = lim;
+	else if (v < -lim)
+		v = -lim;
+	else if (v != v) /* NaN in, zero out rather than undefined behaviour */
+		v = 0;
+	return (int32_t)v;
+}
+
+double sa_f32_bound(double exact, double scale, unsigned workers)
+{
+	/* One unit per worker, a hair more for x*scale being rounded in double, and the float
+	 * result's own rounding (half an ulp, taken generously as 2^-23 relative). */
+	return (double)workers * 1.001 / scale + fabs(exact) * 0x1p-23;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t gen_bits(uint64_t seed, unsigned rank, uint64_t idx)
+{
+	return mix64(mix64(seed ^ mix64(rank + 1ull)) ^ idx);
+}
+
+int32_t sa_gen_i32(uint64_t seed, unsigned rank, uint64_t idx)
+{
+	return (int32_t)(uint32_t)(gen_bits(seed, rank, idx) >> 32);
+}
+
+/*
+ * Floats in +-[2^(m-1), 2^m) with m varying by 1024-element region (-12..11) and by rank (so
+ * workers disagree on block exponents), and every 13th 4096-element region all zero (the
+ * SA_EXP_ZERO case).
+ */
+float sa_gen_f32(uint64_t seed, unsigned rank, uint64_t idx)
+{
+	uint64_t h = gen_bits(seed, rank, idx);
+	int m = (int)((idx >> 10) % 24) - 12 + (int)(rank % 3);
+	double frac = (double)(h >> 40) / 16777216.0; /* [0, 1) with 24 bits */
+
+	if ((idx >> 12) % 13 == 7)
+		return 0.0f;
+	return (float)((h & 1 ? -1.0 : 1.0) * ldexp(0.5 + frac / 2, m));
+}
+
+void sa_gen(uint64_t seed, unsigned rank, enum sa_dtype type, void *dst, uint64_t first, size_t n)
+{
+	size_t i;
+
+	if (type == SA_INT32) {
+		int32_t *d = dst;
+		for (i = 0; i < n; i++)
+			d[i] = sa_gen_i32(seed, rank, first + i);
+	} else {
+		float *d = dst;
+		for (i = 0; i < n; i++)
+			d[i] = sa_gen_f32(seed, rank, first + i);
+	}
+}
+
+static void verify_bad(struct sa_verify_result *res, size_t idx, double got, double want,
+                       double bound)
+{
+	if (res->ok) {
+		res->ok = 0;
+		res->bad_index = idx;
+		res->got = got;
+		res->want = want;
+		res->bound = bound;
+	}
+	res->bad_count++;
+}
+
+static void verify_i32(uint64_t seed, unsigned workers, const int32_t *out, size_t count,
+                       struct sa_verify_result *res)
+{
+	size_t i;
+	unsigned r;
+
+	for (i = 0; i < count; i++) {
+		uint32_t want = 0;
+		for (r = 0; r < workers; r++)
+			want += (uint32_t)sa_gen_i32(seed, r, i);
+		if ((uint32_t)out[i] != want)
+			verify_bad(res, i, out[i], (int32_t)want, 0);
+	}
+}
+
+/* One block of float results: elements [first, first+n) travelled in one packet. */
+static void verify_f32_block(uint64_t seed, unsigned workers, const float *out, size_t first,
+                             size_t n, struct sa_verify_result *res)
+{
+	float x[SA_ELEMS_MAX];
+	double want[SA_ELEMS_MAX] = {0};
+	int emax = -128, e;
+	double scale;
+	size_t i;
+	unsigned r;
+
+	for (r = 0; r < workers; r++) {
+		sa_gen(seed, r, SA_FLOAT32, x, first, n);
+		e = sa_exponent(x, n);
+		emax = e > emax ? e : emax;
+		for (i = 0; i < n; i++)
+			want[i] += x[i];
+	}
+	scale = sa_scale(emax, workers);
+	for (i = 0; i < n; i++) {
+		double err = fabs((double)out[first + i] - want[i]);
+		double bound = sa_f32_bound(want[i], scale, workers);
+		if (err > res->max_err)
+			res->max_err = err;
+		if (err / bound > res->max_err_ratio)
+			res->max_err_ratio = err / bound;
+		if (!(err <= bound)) /* NaN fails too */
+			verify_bad(res, first + i, out[first + i], want[i], bound);
+	}
+}
+
+void sa_verify(const struct sa_config *cfg, uint64_t seed, const void *out, size_t count,
+               struct sa_verify_result *res)
+{
+	size_t off, len, b;
+	unsigned tid;
+
+	memset(res, 0, sizeof(*res));
+	res->ok = 1;
+	if (cfg->type == SA_INT32) {
+		verify_i32(seed, cfg->workers, out, count, res);
+		return;
+	}
+	/* Blocks are laid out per thread slice, as the engine cut them. */
+	for (tid = 0; tid < cfg->threads; tid++) {
+		sa_slice(count, cfg->threads, tid, &off, &len);
+		for (b = 0; b < len; b += cfg->elems) {
+			size_t n = len - b < cfg->elems ? len - b : cfg->elems;
+			verify_f32_block(seed, cfg->workers, out, off + b, n, res);
+		}
+	}
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Session helper: see sa_session.h. */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "sa_session.h"
+
+static int iface_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr;
+	int fd, rc = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		rc = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return rc;
+}
+
+/* Which interface holds ip. */
+static int iface_of(struct in_addr ip, char *ifname, size_t len)
+{
+	struct ifaddrs *ifa, *i;
+	int rc = -ENODEV;
+
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		if (((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ip.s_addr) {
+			snprintf(ifname, len, "%s", i->ifa_name);
+			rc = 0;
+			break;
+		}
+	}
+	freeifaddrs(ifa);
+	return rc;
+}
+
+int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc, char *err,
+                  size_t errlen)
+{
+	struct sockaddr_in sw = {.sin_family = AF_INET, .sin_port = htons(port)}, me;
+	socklen_t mlen = sizeof(me);
+	int fd, rc = 0;
+
+	memset(loc, 0, sizeof(*loc));
+	sw.sin_addr = switch_ip;
+	/* A connected UDP socket makes the kernel pick the route and source address; nothing is
+	 * sent. */
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sw, sizeof(sw)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&me, &mlen) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "no route to %s: %s", inet_ntoa(switch_ip), strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	close(fd);
+	loc->ip = me.sin_addr;
+	rc = iface_of(loc->ip, loc->ifname, sizeof(loc->ifname));
+	if (rc < 0) {
+		snprintf(err, errlen, "no interface holds %s", inet_ntoa(loc->ip));
+		return rc;
+	}
+	rc = iface_mac(loc->ifname, loc->mac);
+	if (rc < 0) {
+		snprintf(err, errlen, "MAC of %s: %s", loc->ifname, strerror(-rc));
+		return rc;
+	}
+	if (!(loc->mac[0] | loc->mac[1] | loc->mac[2] | loc->mac[3] | loc->mac[4] | loc->mac[5])) {
+		snprintf(err, errlen, "%s has no MAC (is %s reached over loopback?)", loc->ifname,
+		         inet_ntoa(switch_ip));
+		return -EADDRNOTAVAIL;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n) {
+		k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int sa_ctl_command(const char *path, const char *cmd, char *reply, size_t replylen)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	size_t got = 0;
+	ssize_t k;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = write_all(fd, cmd, strlen(cmd));
+	if (rc == 0)
+		rc = write_all(fd, "\n", 1);
+	if (rc < 0)
+		goto out;
+	/* One reply line; longer replies are cut to replylen but read to their end. */
+	rc = -EPROTO;
+	for (;;) {
+		char c;
+		k = read(fd, &c, 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (c == '\n') {
+			rc = 0;
+			break;
+		}
+		if (got + 1 < replylen)
+			reply[got++] = c;
+	}
+out:
+	if (replylen)
+		reply[got < replylen ? got : replylen - 1] = '\0';
+	close(fd);
+	return rc;
+}
+
+/* The "error" member of a reply, unescaped just enough for a message. */
+static void reply_error(const char *reply, char *msg, size_t len)
+{
+	const char *p = strstr(reply, "\"error\":\"");
+	size_t n = 0;
+
+	if (!p) { /* not the usual shape: show the reply itself, cut to fit */
+		for (p = reply; *p && n + 1 < len; p++)
+			msg[n++] = *p;
+		msg[n] = '\0';
+		return;
+	}
+	for (p += 9; *p && *p != '"' && n + 1 < len; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		msg[n++] = *p;
+	}
+	msg[n] = '\0';
+}
+
+static int reply_ok(const char *reply)
+{
+	return strncmp(reply, "{\"ok\":true", 10) == 0;
+}
+
+/* Runs cmd; 0 when ok (or "exists" with exists_ok), else -EIO and the reason in err. */
+static int ctl_run(const char *path, const char *cmd, int exists_ok, FILE *log, char *err,
+                   size_t errlen)
+{
+	char reply[4096], msg[512];
+	int rc;
+
+	rc = sa_ctl_command(path, cmd, reply, sizeof(reply));
+	if (rc < 0) {
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (reply_ok(reply)) {
+		if (log)
+			fprintf(log, "ctl: %s: ok\n", cmd);
+		return 0;
+	}
+	reply_error(reply, msg, sizeof(msg));
+	if (exists_ok && strstr(msg, "exists")) {
+		if (log)
+			fprintf(log, "ctl: %s: %s (fine)\n", cmd, msg);
+		return 0;
+	}
+	snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
+	return -EIO;
+}
+
+/* A number following "key": in a reply, or -1 when absent or not a number. */
+static long reply_number(const char *reply, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(reply, pat);
+	if (!p)
+		return -1;
+	p += strlen(pat);
+	return *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
+}
+
+/* An existing session must fit this worker: same worker count, enough slots. */
+static int session_fits(const struct sa_config *cfg, const char *path, unsigned session, char *err,
+                        size_t errlen)
+{
+	char cmd[128], reply[8192];
+	long slots, workers;
+
+	snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
+	if (sa_ctl_command(path, cmd, reply, sizeof(reply)) < 0 || !reply_ok(reply))
+		return 0; /* cannot tell: let the data path find out */
+	slots = reply_number(reply, "slots");
+	workers = reply_number(reply, "workers");
+	if (slots >= 0 && (unsigned long)slots < sa_config_slots(cfg)) {
+		snprintf(
+		        err, errlen,
+		        "session %u exists with %ld slots; this worker needs %u (threads * window)",
+		        session, slots, sa_config_slots(cfg));
+		return -ENOSPC;
+	}
+	if (workers >= 0 && (unsigned long)workers != cfg->workers) {
+		snprintf(err, errlen, "session %u exists with %ld workers, not %u", session,
+		         workers, cfg->workers);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+                        int reset, FILE *log, char *err, size_t errlen)
+{
+	struct sa_local loc;
+	char cmd[256], swip[INET_ADDRSTRLEN], myip[INET_ADDRSTRLEN];
+	int rc;
+
+	rc = sa_local_find(cfg->switch_ip, cfg->switch_port, &loc, err, errlen);
+	if (rc < 0)
+		return rc;
+	inet_ntop(AF_INET, &cfg->switch_ip, swip, sizeof(swip));
+	inet_ntop(AF_INET, &loc.ip, myip, sizeof(myip));
+	if (log)
+		fprintf(log, "ctl: this worker is %s %02x:%02x:%02x:%02x:%02x:%02x on %s\n", myip,
+		        loc.mac[0], loc.mac[1], loc.mac[2], loc.mac[3], loc.mac[4], loc.mac[5],
+		        loc.ifname);
+	snprintf(cmd, sizeof(cmd), "syncagtr session add %u ip %s workers %u slots %u", session,
+	         swip, cfg->workers, sa_config_slots(cfg));
+	rc = ctl_run(ctl_path, cmd, 1, log, err, errlen);
+	if (rc == 0)
+		rc = session_fits(cfg, ctl_path, session, err, errlen);
+	if (rc == 0 && reset && cfg->rank == 0) {
+		snprintf(cmd, sizeof(cmd), "syncagtr session reset %u", session);
+		rc = ctl_run(ctl_path, cmd, 0, log, err, errlen);
+	}
+	if (rc < 0)
+		return rc;
+	snprintf(cmd, sizeof(cmd),
+	         "syncagtr worker add %u %u mac %02x:%02x:%02x:%02x:%02x:%02x ip %s port auto",
+	         session, cfg->rank, loc.mac[0], loc.mac[1], loc.mac[2], loc.mac[3], loc.mac[4],
+	         loc.mac[5], myip);
+	return ctl_run(ctl_path, cmd, 1, log, err, errlen);
+}

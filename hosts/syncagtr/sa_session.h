@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Session helper: a worker registers itself with inswitch's control socket so that nobody has
+ * to type worker MACs. It finds its own IP and MAC on the interface that routes to the switch
+ * IP, then sends (one command per line, one JSON reply line each):
+ *
+ *   syncagtr session add ID ip SWITCH_IP workers N slots S    ("already exists" is fine)
+ *   syncagtr session reset ID                                 (rank 0 with reset only)
+ *   syncagtr worker add ID RANK mac MAC ip IP port auto       ("already exists" is fine)
+ *
+ * Blocking, control-path only; never touches the data sockets.
+ */
+#ifndef ISW_SA_SESSION_H
+#define ISW_SA_SESSION_H
+
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <netinet/in.h>
+
+#include "sa_worker.h"
+
+struct sa_local {
+	struct in_addr ip;
+	uint8_t mac[6];
+	char ifname[IF_NAMESIZE];
+};
+
+/* Address, MAC and interface this host uses to reach switch_ip (port is only for the route). */
+int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc, char *err,
+                  size_t errlen);
+
+/* Sends one command line on the control socket at path; reply gets the JSON line. */
+int sa_ctl_command(const char *path, const char *cmd, char *reply, size_t replylen);
+
+/*
+ * Registers the worker described by cfg in session `session` (1..64): session add (asking for
+ * sa_config_slots(cfg) slots), optional reset (rank 0 only), worker add with port auto.
+ * Progress lines go to log (may be NULL). Returns 0 or -errno with a message in err.
+ */
+int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+                        int reset, FILE *log, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SyncAgtr worker engine: one pthread and one connected UDP socket per worker thread id.
+ * Each thread walks its slice of the tensor with a window of W packets: it sends the first
+ * min(W, total), and every accepted result for packet k releases packet k + W into the same
+ * window position (the other set of the same slot). A packet whose result does not come back
+ * within its timeout is resent unchanged (same tsi, same pool index) with a doubled timeout; the
+ * switch answers a resend to a completed slot by unicast and drops one to an incomplete slot.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "sa_worker.h"
+
+#define BATCH   64u   /* datagrams per sendmmsg / recvmmsg */
+#define RXBUF   2048u /* larger than any valid result, so oversized ones show as bad */
+#define SOCKBUF (4 << 20)
+
+struct sa_win {
+	uint64_t k;        /* packet in flight at this window position */
+	uint64_t deadline; /* ns, CLOCK_MONOTONIC */
+	uint32_t rto_ms;
+	uint8_t active;
+	double scale; /* float32: scale of the block whose data the next packet here carries */
+};
+
+struct sa_thread {
+	struct sa_worker *w;
+	unsigned tid;
+	int fd;
+	uint32_t shift; /* position in the 2W (slot, set) cycle; carries over between jobs */
+	pthread_t th;
+	/* the current job */
+	const uint8_t *in;
+	uint8_t *out;
+	size_t off, len;
+	uint64_t blocks, total, done, next_deadline, last_progress;
+	struct sa_win *win;
+	struct sa_stats st;
+	_Atomic uint64_t pub_results, pub_packets, pub_retransmits;
+	int err;
+	/* batches */
+	unsigned ntx;
+	struct mmsghdr txmsg[BATCH], rxmsg[BATCH];
+	struct iovec txiov[BATCH], rxiov[BATCH];
+	uint8_t txbuf[BATCH][SA_PAYLOAD_LEN(SA_ELEMS_MAX)];
+	uint8_t rxbuf[BATCH][RXBUF];
+};
+
+struct sa_worker {
+	struct sa_config cfg;
+	unsigned job;
+	struct sa_thread *th;
+	atomic_int abort;
+	atomic_uint finished;
+	pthread_mutex_t errlock;
+	char errmsg[256];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void set_error(struct sa_worker *w, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+static void set_error(struct sa_worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&w->errlock);
+	if (!w->errmsg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(w->errmsg, sizeof(w->errmsg), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&w->errlock);
+}
+
+const char *sa_worker_error(const struct sa_worker *w)
+{
+	return w->errmsg[0] ? w->errmsg : "no error";
+}
+
+static void sock_bufs(int fd)
+{
+	int v = SOCKBUF;
+
+	/* FORCE works as root past rmem_max; otherwise take what the kernel allows. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+}
+
+static int thread_open(struct sa_worker *w, struct sa_thread *t)
+{
+	const struct sa_config *c = &w->cfg;
+	struct sockaddr_in me = {.sin_family = AF_INET}, sw = {.sin_family = AF_INET};
+	unsigned port = c->worker_port + t->tid;
+	int e;
+
+	t->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (t->fd < 0)
+		return -errno;
+	sock_bufs(t->fd);
+	me.sin_addr.s_addr = htonl(INADDR_ANY);
+	me.sin_port = htons((uint16_t)port);
+	sw.sin_addr = c->switch_ip;
+	sw.sin_port = htons(c->switch_port);
+	if (bind(t->fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+		e = errno;
+		set_error(w, "bind UDP port %u: %s%s", port, strerror(e),
+		          e == EADDRINUSE ? " (another worker on this host? see --worker-port)"
+		                          : "");
+		return -e;
+	}
+	if (connect(t->fd, (struct sockaddr *)&sw, sizeof(sw)) < 0) {
+		e = errno;
+		set_error(w, "connect to %s:%u: %s", inet_ntoa(c->switch_ip), c->switch_port,
+		          strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+struct sa_worker *sa_worker_create(const struct sa_config *cfg)
+{
+	struct sa_worker *w;
+	char why[128];
+	unsigned i;
+	int rc;
+
+	if (sa_config_check(cfg, why, sizeof(why)) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->cfg = *cfg;
+	pthread_mutex_init(&w->errlock, NULL);
+	w->th = calloc(cfg->threads, sizeof(*w->th));
+	if (!w->th)
+		goto fail;
+	for (i = 0; i < cfg->threads; i++) {
+		w->th[i].fd = -1;
+		w->th[i].w = w;
+		w->th[i].tid = i;
+	}
+	for (i = 0; i < cfg->threads; i++) {
+		w->th[i].win = calloc(cfg->window, sizeof(struct sa_win));
+		if (!w->th[i].win)
+			goto fail;
+		rc = thread_open(w, &w->th[i]);
+		if (rc < 0) {
+			errno = -rc;
+			goto fail;
+		}
+	}
+	return w;
+fail:
+	rc = errno;
+	/* Keep the reason for the caller: bind and connect errors are worth showing. */
+	if (w->errmsg[0])
+		fprintf(stderr, "syncagtr: %s\n", w->errmsg);
+	sa_worker_destroy(w);
+	errno = rc;
+	return NULL;
+}
+
+void sa_worker_destroy(struct sa_worker *w)
+{
+	unsigned i;
+
+	if (!w)
+		return;
+	for (i = 0; w->th && i < w->cfg.threads; i++) {
+		if (w->th[i].fd >= 0)
+			close(w->th[i].fd);
+		free(w->th[i].win);
+	}
+	free(w->th);
+	pthread_mutex_destroy(&w->errlock);
+	free(w);
+}
+
+static size_t elem_size(const struct sa_config *c)
+{
+	(void)c;
+	return 4; /* int32 and float32 alike */
+}
+
+/* Elements of block b of the slice (the last one may be partial). */
+static size_t block_len(const struct sa_thread *t, uint64_t b)
+{
+	size_t e = t->w->cfg.elems, first = (size_t)b * e;
+
+	return first >= t->len ? 0 : t->len - first < e ? t->len - first : e;
+}
+
+static const void *block_in(const struct sa_thread *t, uint64_t b)
+{
+	return t->in + (t->off + (size_t)b * t->w->cfg.elems) * elem_size(&t->w->cfg);
+}
+
+static void *block_out(const struct sa_thread *t, uint64_t b)
+{
+	return t->out + (t->off + (size_t)b * t->w->cfg.elems) * elem_size(&t->w->cfg);
+}
+
+static unsigned win_pos(const struct sa_thread *t, uint64_t k)
+{
+	unsigned W = t->w->cfg.window;
+
+	return (unsigned)((k % (2ull * W) + t->shift) % W);
+}
+
+static void tx_flush(struct sa_thread *t)
+{
+	unsigned sent = 0;
+	int n;
+
+	while (sent < t->ntx) {
+		n = sendmmsg(t->fd, t->txmsg + sent, t->ntx - sent, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* ICMP errors, ENOBUFS, no ARP answer yet: the timeouts resend. */
+			break;
+		}
+		sent += (unsigned)n;
+	}
+	t->ntx = 0;
+}
+
+/* Builds packet k into the next tx slot; sends the batch when full. */
+static void tx_queue(struct sa_thread *t, uint64_t k)
+{
+	const struct sa_config *c = &t->w->cfg;
+	struct sa_win *e = &t->win[win_pos(t, k)];
+	unsigned slot, set, W = c->window;
+	uint8_t *buf;
+	int8_t e0 = 0;
+
+	if (t->ntx == BATCH)
+		tx_flush(t);
+	buf = t->txbuf[t->ntx];
+	sa_slot_map(t->tid, W, t->shift, k, &slot, &set);
+	if (c->type == SA_INT32) {
+		sa_pkt_put_i32(buf, block_in(t, k), block_len(t, k), c->elems);
+	} else {
+		/* Packet k carries block k's exponent and block k-W's data (quantised with the
+		 * scale the reply to packet k-W fixed). */
+		e0 = k < t->blocks ? sa_exponent(block_in(t, k), block_len(t, k)) : SA_EXP_ZERO;
+		if (k >= W)
+			sa_pkt_put_f32(buf, block_in(t, k - W), block_len(t, k - W), c->elems,
+			               e->scale, c->workers);
+		else
+			sa_pkt_put_i32(buf, NULL, 0, c->elems);
+	}
+	sa_pkt_put_hdr(buf, c->elems, (uint8_t)t->w->job, (uint32_t)k, slot, set, e0);
+	t->txiov[t->ntx].iov_len = SA_PAYLOAD_LEN(c->elems);
+	t->ntx++;
+	t->st.packets++;
+}
+
+static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t now)
+{
+	e->k = k;
+	e->active = 1;
+	e->rto_ms = t->w->cfg.timeout_ms;
+	e->deadline = now + (uint64_t)e->rto_ms * 1000000ull;
+	if (e->deadline < t->next_deadline)
+		t->next_deadline = e->deadline;
+	tx_queue(t, k);
+}
+
+/* Stores the result carried by reply k; float32 also fixes the scale of block k. */
+static void deliver(struct sa_thread *t, struct sa_win *e, const struct sa_pkt *p, uint64_t k)
+{
+	const struct sa_config *c = &t->w->cfg;
+
+	if (c->type == SA_INT32) {
+		sa_pkt_get_i32(block_out(t, k), p, block_len(t, k));
+		return;
+	}
+	if (k >= c->window)
+		sa_pkt_get_f32(block_out(t, k - c->window), p, block_len(t, k - c->window),
+		               e->scale);
+	if (k < t->blocks)
+		e->scale = sa_scale(p->e0, c->workers);
+}
+
+static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64_t now)
+{
+	const struct sa_config *c = &t->w->cfg;
+	struct sa_pkt p;
+	struct sa_win *e;
+	unsigned slot, set;
+	uint64_t k;
+
+	if (sa_pkt_parse(buf, len, c->elems, &p) < 0) {
+		t->st.bad++;
+		return;
+	}
+	k = p.tsi;
+	if (p.job != (uint8_t)t->w->job || k >= t->total) {
+		t->st.stale++;
+		return;
+	}
+	e = &t->win[win_pos(t, k)];
+	if (!e->active || e->k > k) {
+		t->st.duplicates++;
+		return;
+	}
+	sa_slot_map(t->tid, c->window, t->shift, k, &slot, &set);
+	if (e->k != k || p.slot != slot || p.set != set) {
+		t->st.bad++; /* not a packet of ours in flight: another run's, or a switch bug */
+		return;
+	}
+	deliver(t, e, &p, k);
+	t->st.results++;
+	t->done++;
+	t->last_progress = now;
+	if (k + c->window < t->total)
+		send_new(t, e, k + c->window, now);
+	else
+		e->active = 0;
+}
+
+/* Resends every packet past its deadline, doubling its timeout; recomputes next_deadline. */
+static void check_timeouts(struct sa_thread *t, uint64_t now)
+{
+	const struct sa_config *c = &t->w->cfg;
+	uint64_t next = UINT64_MAX;
+	unsigned i;
+
+	for (i = 0; i < c->window; i++) {
+		struct sa_win *e = &t->win[i];
+		if (!e->active)
+			continue;
+		if (e->deadline <= now) {
+			e->rto_ms = e->rto_ms * 2 > c->timeout_max_ms ? c->timeout_max_ms
+			                                              : e->rto_ms * 2;
+			e->deadline = now + (uint64_t)e->rto_ms * 1000000ull;
+			tx_queue(t, e->k);
+			t->st.retransmits++;
+		}
+		if (e->deadline < next)
+			next = e->deadline;
+	}
+	t->next_deadline = next;
+}
+
+static void publish(struct sa_thread *t)
+{
+	atomic_store_explicit(&t->pub_results, t->st.results, memory_order_relaxed);
+	atomic_store_explicit(&t->pub_packets, t->st.packets, memory_order_relaxed);
+	atomic_store_explicit(&t->pub_retransmits, t->st.retransmits, memory_order_relaxed);
+}
+
+static int rx_burst(struct sa_thread *t)
+{
+	int n, i;
+
+	n = recvmmsg(t->fd, t->rxmsg, BATCH, MSG_DONTWAIT, NULL);
+	if (n <= 0)
+		return n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED ? -errno
+		                                                                           : 0;
+	uint64_t now = now_ns();
+	for (i = 0; i < n; i++) {
+		on_reply(t, t->rxbuf[i], t->rxmsg[i].msg_len, now);
+		t->rxmsg[i].msg_hdr.msg_flags = 0;
+	}
+	return n;
+}
+
+static void wait_input(struct sa_thread *t)
+{
+	struct pollfd pfd = {.fd = t->fd, .events = POLLIN};
+	uint64_t now = now_ns();
+	int ms = 100;
+
+	if (t->next_deadline != UINT64_MAX && t->next_deadline > now) {
+		uint64_t d = (t->next_deadline - now + 999999) / 1000000;
+		ms = d < 100 ? (int)d : 100;
+	} else if (t->next_deadline <= now) {
+		ms = 0;
+	}
+	(void)poll(&pfd, 1, ms);
+}
+
+static int thread_loop(struct sa_thread *t)
+{
+	const struct sa_config *c = &t->w->cfg;
+	uint64_t now = now_ns(), k, first = t->total < c->window ? t->total : c->window;
+	int n;
+
+	t->last_progress = now;
+	t->next_deadline = UINT64_MAX;
+	for (k = 0; k < first; k++)
+		send_new(t, &t->win[win_pos(t, k)], k, now);
+	tx_flush(t);
+	while (t->done < t->total) {
+		if (atomic_load_explicit(&t->w->abort, memory_order_relaxed))
+			return -ECANCELED;
+		n = rx_burst(t);
+		if (n < 0) {
+			set_error(t->w, "thread %u: recvmmsg: %s", t->tid, strerror(-n));
+			return n;
+		}
+		now = now_ns();
+		if (now >= t->next_deadline)
+			check_timeouts(t, now);
+		tx_flush(t);
+		publish(t);
+		if (now - t->last_progress > (uint64_t)c->give_up_s * 1000000000ull) {
+			set_error(t->w,
+			          "thread %u: no result for %u s (%llu of %llu packets done); are "
+			          "the "
+			          "switch session and all %u workers up?",
+			          t->tid, c->give_up_s, (unsigned long long)t->done,
+			          (unsigned long long)t->total, c->workers);
+			return -ETIMEDOUT;
+		}
+		if (n == 0)
+			wait_input(t);
+	}
+	return 0;
+}
+
+static void *thread_main(void *arg)
+{
+	struct sa_thread *t = arg;
+
+	t->err = thread_loop(t);
+	publish(t);
+	if (t->err < 0)
+		atomic_store(&t->w->abort, 1);
+	atomic_fetch_add(&t->w->finished, 1);
+	return NULL;
+}
+
+static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count)
+{
+	const struct sa_config *c = &t->w->cfg;
+	unsigned i;
+
+	sa_slice(count, c->threads, t->tid, &t->off, &t->len);
+	t->in = in;
+	t->out = out;
+	t->blocks = (t->len + c->elems - 1) / c->elems;
+	t->total = sa_slice_packets(t->len, c->elems, c->window, c->type);
+	t->done = 0;
+	t->err = 0;
+	t->ntx = 0;
+	memset(&t->st, 0, sizeof(t->st));
+	publish(t);
+	for (i = 0; i < c->window; i++)
+		t->win[i].active = 0;
+	for (i = 0; i < BATCH; i++) {
+		t->txiov[i].iov_base = t->txbuf[i];
+		t->txmsg[i].msg_hdr = (struct msghdr){.msg_iov = &t->txiov[i], .msg_iovlen = 1};
+		t->rxiov[i] = (struct iovec){.iov_base = t->rxbuf[i], .iov_len = RXBUF};
+		t->rxmsg[i].msg_hdr = (struct msghdr){.msg_iov = &t->rxiov[i], .msg_iovlen = 1};
+	}
+}
+
+static void sum_stats(const struct sa_stats *a, struct sa_stats *sum)
+{
+	sum->packets += a->packets;
+	sum->retransmits += a->retransmits;
+	sum->results += a->results;
+	sum->duplicates += a->duplicates;
+	sum->stale += a->stale;
+	sum->bad += a->bad;
+}
+
+/* Waits for every thread, calling progress about once a second. */
+static void wait_threads(struct sa_worker *w, uint64_t total, sa_progress_fn progress, void *arg)
+{
+	const struct timespec tick = {0, 50 * 1000000};
+	uint64_t start = now_ns(), next = start + 1000000000ull;
+	struct sa_stats s;
+	unsigned i;
+
+	while (atomic_load(&w->finished) < w->cfg.threads) {
+		nanosleep(&tick, NULL);
+		if (!progress || now_ns() < next)
+			continue;
+		next += 1000000000ull;
+		memset(&s, 0, sizeof(s));
+		for (i = 0; i < w->cfg.threads; i++) {
+			s.results +=
+			        atomic_load_explicit(&w->th[i].pub_results, memory_order_relaxed);
+			s.packets +=
+			        atomic_load_explicit(&w->th[i].pub_packets, memory_order_relaxed);
+			s.retransmits += atomic_load_explicit(&w->th[i].pub_retransmits,
+			                                      memory_order_relaxed);
+		}
+		s.seconds = (double)(now_ns() - start) / 1e9;
+		progress(arg, s.results, total, &s);
+	}
+}
+
+int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
+                        struct sa_stats *st, sa_progress_fn progress, void *arg)
+{
+	const struct sa_config *c = &w->cfg;
+	uint64_t start, total = 0;
+	struct sa_stats sum = {0};
+	unsigned i, started = 0;
+	int rc = 0, e;
+
+	atomic_store(&w->abort, 0);
+	atomic_store(&w->finished, 0);
+	for (i = 0; i < c->threads; i++) {
+		thread_prepare(&w->th[i], in, out, count);
+		total += w->th[i].total;
+	}
+	start = now_ns();
+	for (i = 0; i < c->threads; i++, started++) {
+		e = pthread_create(&w->th[i].th, NULL, thread_main, &w->th[i]);
+		if (e) {
+			set_error(w, "pthread_create: %s", strerror(e));
+			atomic_store(&w->abort, 1);
+			atomic_fetch_add(&w->finished, c->threads - i);
+			rc = -e;
+			break;
+		}
+	}
+	wait_threads(w, total, progress, arg);
+	for (i = 0; i < started; i++) {
+		pthread_join(w->th[i].th, NULL);
+		if (w->th[i].err < 0 && (rc == 0 || rc == -ECANCELED))
+			rc = w->th[i].err;
+		sum_stats(&w->th[i].st, &sum);
+		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
+	}
+	sum.seconds = (double)(now_ns() - start) / 1e9;
+	w->job++;
+	if (st) {
+		sum_stats(&sum, st);
+		st->seconds += sum.seconds;
+	}
+	return rc;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SyncAgtr worker library: allreduce a tensor through an inswitch (or Tofino) running SwitchML's
+ * UDP protocol (shared/design/wire-reference.md, Part A), over plain kernel UDP sockets.
+ *
+ * Two halves:
+ *  - pure helpers (slot/set mapping, packet build/parse, float quantisation, the deterministic
+ *    test tensors and their expected sums): no I/O, no globals, unit-tested;
+ *  - the engine (sa_worker_*): one thread and one UDP socket per worker thread id, a window of W
+ *    packets per thread, retransmission with backoff.
+ *
+ * Never uses DPDK: it must run on any Linux host. Functions returning int give 0 or -errno;
+ * constructors return NULL and set errno.
+ */
+#ifndef ISW_SA_WORKER_H
+#define ISW_SA_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include "syncagtr/syncagtr_proto.h"
+
+#define SA_WORKERS_MAX 32u
+#define SA_THREADS_MAX 64u
+#define SA_WINDOW_MAX  1024u
+/* Bytes of a SwitchML UDP payload: header, exponents, values. */
+#define SA_PAYLOAD_LEN(elems) (SA_HDR_LEN + SA_EXP_LEN + 4u * (elems))
+
+enum sa_dtype {
+	SA_INT32,
+	SA_FLOAT32,
+};
+
+struct sa_config {
+	unsigned rank;    /* 0..workers-1 */
+	unsigned workers; /* 1..32 */
+	struct in_addr switch_ip;
+	uint16_t switch_port; /* usually SA_UDP_PORT */
+	uint16_t worker_port; /* thread tid binds worker_port + tid */
+	unsigned threads;     /* 1..SA_THREADS_MAX */
+	unsigned window;      /* packets in flight per thread, 1..SA_WINDOW_MAX */
+	unsigned elems;       /* values per packet: 64 or 256 */
+	enum sa_dtype type;
+	unsigned timeout_ms;     /* first retransmission timeout of a packet */
+	unsigned timeout_max_ms; /* backoff cap */
+	unsigned give_up_s;      /* fail when a thread sees no progress for this long */
+};
+
+/* Fill defaults (4 threads, window 64, 256 values, int32, 20 ms .. 1 s, 20 s, port 4000). */
+void sa_config_default(struct sa_config *cfg);
+/* Check ranges; on error returns -EINVAL and writes a reason to err. */
+int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen);
+/* Slots the session must hold on the switch: threads * window. */
+unsigned sa_config_slots(const struct sa_config *cfg);
+
+/* ---- pure helpers ---- */
+
+/* Thread tid's share of a count-element tensor: first `count % threads` threads get one more. */
+void sa_slice(size_t count, unsigned threads, unsigned tid, size_t *off, size_t *len);
+/* Packets a thread sends for a slice of len elements (float32 adds a leading batch of W). */
+uint64_t sa_slice_packets(size_t len, unsigned elems, unsigned window, enum sa_dtype type);
+
+/*
+ * Slot and set of packet k. A thread walks a cycle of 2W (slot, set) positions, starting at
+ * `shift`: p = (k + shift) mod 2W, slot = tid*W + p mod W, set = p / W. Packet k+W is therefore
+ * the other set of packet k's slot, and because the cycle continues from job to job
+ * (sa_next_shift), every slot alternates sets across jobs as the switch's shadow copies require.
+ */
+void sa_slot_map(unsigned tid, unsigned window, uint32_t shift, uint64_t k, unsigned *slot,
+                 unsigned *set);
+uint32_t sa_next_shift(uint32_t shift, uint64_t total, unsigned window);
+
+/* Size code for an element count (64 -> 1, 256 -> 3), 0 if unsupported. */
+unsigned sa_size_code(unsigned elems);
+
+struct sa_pkt {
+	unsigned size; /* size code */
+	uint8_t job;   /* job_number */
+	uint32_t tsi;  /* read little-endian, as written */
+	unsigned slot, set;
+	int8_t e0, e1;
+	const uint8_t *values; /* elems big-endian int32 */
+};
+
+/* Writes byte 42..51 of a SwitchML frame (header and exponents) at buf. */
+void sa_pkt_put_hdr(uint8_t *buf, unsigned elems, uint8_t job, uint32_t tsi, unsigned slot,
+                    unsigned set, int8_t e0);
+/* Writes n host-order values big-endian after the header, zero-padding up to elems. */
+void sa_pkt_put_i32(uint8_t *buf, const int32_t *src, size_t n, unsigned elems);
+/* Quantises n floats with scale (see sa_quantise), zero-padding up to elems. */
+void sa_pkt_put_f32(uint8_t *buf, const float *src, size_t n, unsigned elems, double scale,
+                    unsigned workers);
+/* Parses a UDP payload of a result; -EINVAL unless it is a SwitchML packet of `elems` values. */
+int sa_pkt_parse(const uint8_t *buf, size_t len, unsigned elems, struct sa_pkt *out);
+void sa_pkt_get_i32(int32_t *dst, const struct sa_pkt *p, size_t n);
+void sa_pkt_get_f32(float *dst, const struct sa_pkt *p, size_t n, double scale);
+
+/*
+ * Float32 quantisation (SwitchML's cpu_exponent_quantizer). sa_exponent: e with
+ * 2^(e-1) <= max|x| < 2^e (SA_EXP_ZERO for an all-zero or empty block), clamped to int8.
+ * sa_scale: INT32_MAX / (workers * 2^emax), emax being the max of the workers' exponents.
+ * sa_quantise: round-to-nearest of x * scale, clamped to +-INT32_MAX / workers so that no sum of
+ * `workers` values overflows int32 (the clamp only bites when |x| is within one unit of 2^emax).
+ */
+int8_t sa_exponent(const float *x, size_t n);
+double sa_scale(int emax, unsigned workers);
+int32_t sa_quantise(float x, double scale, unsigned workers);
+/* Bound on |result - exact sum| for one element: workers units of 1/scale (0.5 for rounding,
+ * up to 0.5 more where clamped) plus the rounding of the float result. */
+double sa_f32_bound(double exact, double scale, unsigned workers);
+
+/* Deterministic test tensors: worker `rank`'s element idx under seed. */
+int32_t sa_gen_i32(uint64_t seed, unsigned rank, uint64_t idx);
+float sa_gen_f32(uint64_t seed, unsigned rank, uint64_t idx);
+void sa_gen(uint64_t seed, unsigned rank, enum sa_dtype type, void *dst, uint64_t first, size_t n);
+
+struct sa_verify_result {
+	int ok;
+	size_t bad_index;        /* first element out of bounds (when !ok) */
+	double got, want, bound; /* at bad_index */
+	size_t bad_count;
+	double max_err;       /* float32: largest |error| seen */
+	double max_err_ratio; /* float32: largest |error| / bound */
+};
+
+/*
+ * Checks out[0..count) against the sum over ranks 0..workers-1 of sa_gen(seed, rank, ...):
+ * int32 exactly (32-bit wrap-around), float32 within sa_f32_bound of the block each element
+ * travelled in (recomputing every worker's block exponent as the engine saw them).
+ */
+void sa_verify(const struct sa_config *cfg, uint64_t seed, const void *out, size_t count,
+               struct sa_verify_result *res);
+
+/* ---- engine ---- */
+
+struct sa_stats {
+	uint64_t packets;     /* sent, retransmissions included */
+	uint64_t retransmits; /* resent after a timeout */
+	uint64_t results;     /* accepted results */
+	uint64_t duplicates;  /* results for a packet already completed */
+	uint64_t stale;       /* results of another job number */
+	uint64_t bad;         /* not SwitchML, wrong size, or pool index not matching the tsi */
+	double seconds;
+};
+
+struct sa_worker;
+
+/* Opens and connects the threads' sockets. NULL and errno on failure. */
+struct sa_worker *sa_worker_create(const struct sa_config *cfg);
+void sa_worker_destroy(struct sa_worker *w);
+
+/* Called about once a second from the calling thread during an allreduce. */
+typedef void (*sa_progress_fn)(void *arg, uint64_t results, uint64_t total,
+                               const struct sa_stats *sofar);
+
+/*
+ * One allreduce (one job): out[i] = sum over workers of in[i], count elements of cfg->type.
+ * in and out may be the same buffer. Blocks until done. Stats are added to *st (may be NULL).
+ * Returns 0, -ETIMEDOUT when a thread saw no progress for give_up_s, or another -errno.
+ * The error text is in sa_worker_error().
+ */
+int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
+                        struct sa_stats *st, sa_progress_fn progress, void *arg);
+const char *sa_worker_error(const struct sa_worker *w);
+
+#endif

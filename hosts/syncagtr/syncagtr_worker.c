@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncagtr-worker: allreduce a generated tensor through a SyncAgtr switch session and report
+ * goodput, optionally checking the result against the sum every worker's seed implies.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "sa_session.h"
+#include "sa_worker.h"
+
+struct opts {
+	struct sa_config cfg;
+	size_t count;
+	uint64_t seed;
+	unsigned repeat, session;
+	int check, json, quiet, reset;
+	const char *ctl;
+};
+
+static void usage(FILE *f, const struct sa_config *c)
+{
+	fprintf(f,
+	        "Usage: syncagtr-worker --rank R --workers N --switch-ip IP [options]\n"
+	        "Allreduces a generated tensor through a SyncAgtr (SwitchML UDP) switch session.\n"
+	        "\n"
+	        "  -r, --rank R          this worker's rank, 0..N-1\n"
+	        "  -n, --workers N       workers in the session, 1..32\n"
+	        "  -s, --switch-ip IP    the session's switch IP\n"
+	        "      --switch-port P   switch UDP port (default 48864 = 0xBEE0)\n"
+	        "      --worker-port P   UDP port of thread 0; thread t binds P+t (default 4000);\n"
+	        "                        every worker of a session must use the same value\n"
+	        "  -t, --threads T       worker threads, one socket each (default 4)\n"
+	        "  -w, --window W        packets in flight per thread (default 64)\n"
+	        "  -e, --elems 64|256    values per packet (size code 1: 308-byte frames,\n"
+	        "                        3: 1076-byte frames; default 256)\n"
+	        "  -c, --count N         tensor elements; suffixes Ki Mi Gi (x1024) or k M G\n"
+	        "                        (x1000) (default 1Mi)\n"
+	        "      --type int32|float32  element type (default int32)\n"
+	        "      --seed S          worker r's tensor is a function of (S, r, index) (default "
+	        "1)\n"
+	        "      --check           verify against the sum of all ranks' tensors: int32 "
+	        "exact,\n"
+	        "                        float32 within N/scale + 2^-23*|sum| (see README)\n"
+	        "      --timeout-ms MS   first retransmission timeout (default 20); doubles per\n"
+	        "                        resend of the same packet up to --timeout-max-ms (1000)\n"
+	        "      --give-up-s S     fail if a thread gets no result for S seconds (default "
+	        "20)\n"
+	        "      --repeat K        allreduce K times (K jobs) in one run (default 1)\n"
+	        "      --ctl SOCKET      register with inswitch's control socket first\n"
+	        "      --session ID      session id for --ctl (default 1)\n"
+	        "      --reset           with --ctl, rank 0 resets the session before sending\n"
+	        "                        (start the other ranks only after it did: README)\n"
+	        "  -j, --json            print one JSON object with the figures\n"
+	        "  -q, --quiet           no progress lines\n"
+	        "  -h, --help            this text\n"
+	        "\n"
+	        "The session on the switch needs threads * window slots: %u with these options.\n",
+	        sa_config_slots(c));
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	*out = strtoull(s, &end, 0);
+	if (errno || *end || *out > max)
+		return -1;
+	return 0;
+}
+
+static int parse_count(const char *s, size_t *out)
+{
+	static const struct {
+		const char *sfx;
+		unsigned long long mul;
+	} sfx[] = {{"", 1},     {"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30},
+	           {"k", 1000}, {"K", 1000},        {"M", 1000000},     {"G", 1000000000}};
+	unsigned long long v;
+	char *end;
+	unsigned i;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (strcmp(end, sfx[i].sfx) == 0) {
+			if (v > (SIZE_MAX / 8) / sfx[i].mul)
+				return -1;
+			*out = (size_t)(v * sfx[i].mul);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+enum {
+	O_SWPORT = 256,
+	O_WKPORT,
+	O_TYPE,
+	O_SEED,
+	O_CHECK,
+	O_TIMEOUT,
+	O_TIMEOUT_MAX,
+	O_GIVEUP,
+	O_REPEAT,
+	O_CTL,
+	O_SESSION,
+	O_RESET,
+};
+
+static const struct option longopts[] = {
+        {"rank", required_argument, NULL, 'r'},
+        {"workers", required_argument, NULL, 'n'},
+        {"switch-ip", required_argument, NULL, 's'},
+        {"switch-port", required_argument, NULL, O_SWPORT},
+        {"worker-port", required_argument, NULL, O_WKPORT},
+        {"threads", required_argument, NULL, 't'},
+        {"window", required_argument, NULL, 'w'},
+        {"elems", required_argument, NULL, 'e'},
+        {"count", required_argument, NULL, 'c'},
+        {"type", required_argument, NULL, O_TYPE},
+        {"seed", required_argument, NULL, O_SEED},
+        {"check", no_argument, NULL, O_CHECK},
+        {"timeout-ms", required_argument, NULL, O_TIMEOUT},
+        {"timeout-max-ms", required_argument, NULL, O_TIMEOUT_MAX},
+        {"give-up-s", required_argument, NULL, O_GIVEUP},
+        {"repeat", required_argument, NULL, O_REPEAT},
+        {"ctl", required_argument, NULL, O_CTL},
+        {"session", required_argument, NULL, O_SESSION},
+        {"reset", no_argument, NULL, O_RESET},
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+};
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "syncagtr-worker: --%s: '%s' is not %s\n", opt, val, want);
+	return -1;
+}
+
+/* Options taking a plain unsigned number: where it goes and its range. */
+static int set_number(struct opts *o, int c, const char *name, const char *arg)
+{
+	unsigned long long v;
+	unsigned *dst = NULL;
+	unsigned long long lo = 0, hi = UINT32_MAX;
+
+	switch (c) {
+	case 'r':
+		dst = &o->cfg.rank, hi = 31;
+		break;
+	case 'n':
+		dst = &o->cfg.workers, lo = 1, hi = 32;
+		break;
+	case 't':
+		dst = &o->cfg.threads, lo = 1, hi = SA_THREADS_MAX;
+		break;
+	case 'w':
+		dst = &o->cfg.window, lo = 1, hi = SA_WINDOW_MAX;
+		break;
+	case 'e':
+		dst = &o->cfg.elems, lo = 64, hi = 256;
+		break;
+	case O_TIMEOUT:
+		dst = &o->cfg.timeout_ms, lo = 1, hi = 60000;
+		break;
+	case O_TIMEOUT_MAX:
+		dst = &o->cfg.timeout_max_ms, lo = 1, hi = 600000;
+		break;
+	case O_GIVEUP:
+		dst = &o->cfg.give_up_s, lo = 1, hi = 86400;
+		break;
+	case O_REPEAT:
+		dst = &o->repeat, lo = 1, hi = 1000000;
+		break;
+	case O_SESSION:
+		dst = &o->session, lo = 1, hi = 64;
+		break;
+	default:
+		return -1;
+	}
+	if (parse_uint(arg, hi, &v) < 0 || v < lo) {
+		char want[64];
+		snprintf(want, sizeof(want), "a number in %llu..%llu", lo, hi);
+		return bad_value(name, arg, want);
+	}
+	*dst = (unsigned)v;
+	return 0;
+}
+
+static int set_option(struct opts *o, int c, const char *name, const char *arg)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 's':
+		return inet_pton(AF_INET, arg, &o->cfg.switch_ip) == 1
+		               ? 0
+		               : bad_value(name, arg, "an IPv4 address");
+	case O_SWPORT:
+	case O_WKPORT:
+		if (parse_uint(arg, 65535, &v) < 0 || v == 0)
+			return bad_value(name, arg, "a UDP port");
+		*(c == O_SWPORT ? &o->cfg.switch_port : &o->cfg.worker_port) = (uint16_t)v;
+		return 0;
+	case 'c':
+		return parse_count(arg, &o->count) == 0
+		               ? 0
+		               : bad_value(name, arg, "a count (e.g. 4096, 64Ki, 16Mi)");
+	case O_TYPE:
+		if (strcmp(arg, "int32") && strcmp(arg, "float32"))
+			return bad_value(name, arg, "int32 or float32");
+		o->cfg.type = strcmp(arg, "int32") ? SA_FLOAT32 : SA_INT32;
+		return 0;
+	case O_SEED:
+		return parse_uint(arg, UINT64_MAX, &v) == 0 ? (o->seed = v, 0)
+		                                            : bad_value(name, arg, "a number");
+	case O_CTL:
+		o->ctl = arg;
+		return 0;
+	case O_CHECK:
+		o->check = 1;
+		return 0;
+	case O_RESET:
+		o->reset = 1;
+		return 0;
+	case 'j':
+		o->json = 1;
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	default:
+		return set_number(o, c, name, arg);
+	}
+}
+
+/* 0 to run, 1 for --help, -1 on a usage error. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int c, li, have_ip = 0, have_n = 0, have_r = 0;
+	char name[32], why[128];
+
+	while ((c = getopt_long(argc, argv, "r:n:s:t:w:e:c:jqh", longopts, &li)) != -1) {
+		if (c == '?')
+			return -1;
+		if (c == 'h') {
+			usage(stdout, &o->cfg);
+			return 1;
+		}
+		snprintf(name, sizeof(name), "option");
+		for (li = 0; longopts[li].name; li++)
+			if (longopts[li].val == c)
+				snprintf(name, sizeof(name), "%s", longopts[li].name);
+		if (set_option(o, c, name, optarg) < 0)
+			return -1;
+		have_ip |= c == 's';
+		have_n |= c == 'n';
+		have_r |= c == 'r';
+	}
+	if (optind < argc || !have_ip || !have_n || !have_r) {
+		fprintf(stderr, "syncagtr-worker: %s\n",
+		        optind < argc ? "unexpected argument"
+		                      : "--rank, --workers and --switch-ip are required");
+		return -1;
+	}
+	if (sa_config_check(&o->cfg, why, sizeof(why)) < 0) {
+		fprintf(stderr, "syncagtr-worker: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+static void progress(void *arg, uint64_t results, uint64_t total, const struct sa_stats *s)
+{
+	const struct opts *o = arg;
+	double bytes = (double)o->count * 4 * ((double)results / (double)(total ? total : 1));
+
+	fprintf(stderr,
+	        "rank %u: %5.1f%% (%" PRIu64 "/%" PRIu64 " packets) %.1f s, %.3f Gbit/s, "
+	        "%" PRIu64 " retransmits\n",
+	        o->cfg.rank, 100.0 * (double)results / (double)(total ? total : 1), results, total,
+	        s->seconds, bytes * 8 / s->seconds / 1e9, s->retransmits);
+}
+
+static void report_check(const struct opts *o, const struct sa_verify_result *v, unsigned job)
+{
+	if (v->ok) {
+		if (o->cfg.type == SA_FLOAT32)
+			fprintf(stderr,
+			        "rank %u job %u: result verified (max |error| %.3g, at most %.3f "
+			        "of the bound)\n",
+			        o->cfg.rank, job, v->max_err, v->max_err_ratio);
+		else
+			fprintf(stderr, "rank %u job %u: result verified\n", o->cfg.rank, job);
+		return;
+	}
+	if (o->cfg.type == SA_INT32)
+		fprintf(stderr,
+		        "rank %u job %u: MISMATCH: %zu of %zu elements wrong; first at index %zu: "
+		        "got %d, want %d\n",
+		        o->cfg.rank, job, v->bad_count, o->count, v->bad_index, (int32_t)v->got,
+		        (int32_t)v->want);
+	else
+		fprintf(stderr,
+		        "rank %u job %u: MISMATCH: %zu of %zu elements out of bounds; first at "
+		        "index "
+		        "%zu: got %.9g, want %.9g, bound %.3g (max |error| %.3g)\n",
+		        o->cfg.rank, job, v->bad_count, o->count, v->bad_index, v->got, v->want,
+		        v->bound, v->max_err);
+}
+
+static void print_json(const struct opts *o, const struct sa_stats *s, int verified, double max_err)
+{
+	double gbps = s->seconds > 0 ? (double)o->count * 4 * 8 * o->repeat / s->seconds / 1e9 : 0;
+
+	printf("{\"rank\":%u,\"workers\":%u,\"type\":\"%s\",\"elems\":%zu,\"elems_per_packet\":%u,"
+	       "\"threads\":%u,\"window\":%u,\"repeat\":%u,\"packets\":%" PRIu64
+	       ",\"results\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"duplicates\":%" PRIu64
+	       ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"seconds\":%.6f,\"goodput_gbps\":%.4f",
+	       o->cfg.rank, o->cfg.workers, o->cfg.type == SA_INT32 ? "int32" : "float32", o->count,
+	       o->cfg.elems, o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results,
+	       s->retransmits, s->duplicates, s->stale, s->bad, s->seconds, gbps);
+	if (o->check && o->cfg.type == SA_FLOAT32)
+		printf(",\"max_err\":%.6g", max_err);
+	printf(",\"verified\":%s}\n", !o->check ? "null" : verified ? "true" : "false");
+}
+
+/* Runs the jobs; returns the exit status. */
+static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
+{
+	struct sa_stats total = {0}, one;
+	struct sa_verify_result v;
+	int verified = 1, rc;
+	double max_err = 0;
+	unsigned j;
+
+	for (j = 0; j < o->repeat; j++) {
+		memset(&one, 0, sizeof(one));
+		rc = sa_worker_allreduce(w, in, out, o->count, &one, o->quiet ? NULL : progress, o);
+		total.packets += one.packets;
+		total.retransmits += one.retransmits;
+		total.results += one.results;
+		total.duplicates += one.duplicates;
+		total.stale += one.stale;
+		total.bad += one.bad;
+		total.seconds += one.seconds;
+		if (rc < 0) {
+			fprintf(stderr, "syncagtr-worker: rank %u job %u failed: %s\n", o->cfg.rank,
+			        j, sa_worker_error(w));
+			return 1;
+		}
+		if (!o->quiet)
+			fprintf(stderr,
+			        "rank %u job %u: %zu elements in %.3f s, goodput %.3f Gbit/s, "
+			        "%" PRIu64 " packets, %" PRIu64 " retransmits, %" PRIu64
+			        " duplicates\n",
+			        o->cfg.rank, j, o->count, one.seconds,
+			        (double)o->count * 32 / one.seconds / 1e9, one.packets,
+			        one.retransmits, one.duplicates);
+		if (o->check) {
+			sa_verify(&o->cfg, o->seed, out, o->count, &v);
+			if (!o->quiet || !v.ok)
+				report_check(o, &v, j);
+			verified &= v.ok;
+			max_err = v.max_err > max_err ? v.max_err : max_err;
+			memset(out, 0xa5, o->count * 4); /* the next job must write every element */
+		}
+	}
+	if (o->json)
+		print_json(o, &total, verified, max_err);
+	else if (!o->quiet)
+		fprintf(stderr, "rank %u: goodput %.3f Gbit/s over %u job(s)%s\n", o->cfg.rank,
+		        (double)o->count * 32 * o->repeat / total.seconds / 1e9, o->repeat,
+		        o->check && verified ? ", result verified" : "");
+	return verified ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.count = 1 << 20, .seed = 1, .repeat = 1, .session = 1};
+	struct sa_worker *w;
+	void *in, *out;
+	char err[512];
+	int rc;
+
+	sa_config_default(&o.cfg);
+	rc = parse_args(argc, argv, &o);
+	if (rc) {
+		if (rc < 0)
+			fprintf(stderr, "Try 'syncagtr-worker --help'.\n");
+		return rc < 0 ? 2 : 0;
+	}
+	if (o.ctl && sa_session_register(&o.cfg, o.ctl, o.session, o.reset, o.quiet ? NULL : stderr,
+	                                 err, sizeof(err)) < 0) {
+		fprintf(stderr, "syncagtr-worker: session helper: %s\n", err);
+		return 1;
+	}
+	in = malloc(o.count * 4 + 1);
+	out = malloc(o.count * 4 + 1);
+	if (!in || !out) {
+		fprintf(stderr, "syncagtr-worker: no memory for %zu elements\n", o.count);
+		return 1;
+	}
+	sa_gen(o.seed, o.cfg.rank, o.cfg.type, in, 0, o.count);
+	w = sa_worker_create(&o.cfg);
+	if (!w) {
+		fprintf(stderr, "syncagtr-worker: cannot open sockets: %s\n", strerror(errno));
+		return 1;
+	}
+	rc = run(&o, w, in, out);
+	sa_worker_destroy(w);
+	free(in);
+	free(out);
+	return rc;
+}

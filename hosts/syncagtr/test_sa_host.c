@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the SyncAgtr host library: quantisation and exponents, slot/set mapping
+ * (across repeated jobs), packet build/parse, test tensors and verification. The last tests run
+ * the engine against a small switch model on loopback (the semantics of wire-reference A.4,
+ * with loss and duplication), so no namespaces or root are needed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "sa_worker.h"
+
+static void test_exponent(void **state)
+{
+	float zeros[64] = {0}, x[3] = {0.25f, -0.75f, 0.5f}, one = 1.0f, big = -1000.0f;
+	float tiny = 1e-40f; /* subnormal: below 2^-126 */
+
+	(void)state;
+	assert_int_equal(sa_exponent(zeros, 64), SA_EXP_ZERO);
+	assert_int_equal(sa_exponent(zeros, 0), SA_EXP_ZERO);
+	assert_int_equal(sa_exponent(x, 3), 0);     /* 2^-1 <= 0.75 < 2^0 */
+	assert_int_equal(sa_exponent(&one, 1), 1);  /* 2^0 <= 1 < 2^1 */
+	assert_int_equal(sa_exponent(&big, 1), 10); /* 512 <= 1000 < 1024 */
+	assert_int_equal(sa_exponent(&tiny, 1), SA_EXP_ZERO);
+	for (int e = -120; e < 120; e++) {
+		float v = ldexpf(1.0f, e - 1), w = nextafterf(ldexpf(1.0f, e), 0);
+		assert_int_equal(sa_exponent(&v, 1), e);
+		assert_int_equal(sa_exponent(&w, 1), e);
+	}
+}
+
+static void test_quantise(void **state)
+{
+	(void)state;
+	/* The largest magnitude below 2^emax, from every worker, must not overflow the sum. */
+	for (unsigned n = 1; n <= 32; n++) {
+		for (int e = -20; e <= 20; e += 5) {
+			double s = sa_scale(e, n);
+			float top = nextafterf(ldexpf(1.0f, e), 0);
+			int64_t q = sa_quantise(top, s, n), qn = sa_quantise(-top, s, n);
+			assert_true(q * n <= INT32_MAX);
+			assert_true(qn * n >= INT32_MIN);
+			assert_true(fabs((double)q / s - top) * s <= 1.0);
+		}
+	}
+	/* Ordinary values round to nearest: error at most half a unit. */
+	double s = sa_scale(3, 4);
+	for (float x = -7.9f; x < 7.9f; x += 0.0137f) {
+		int32_t q = sa_quantise(x, s, 4);
+		assert_true(fabs((double)q - (double)x * s) <= 0.5);
+	}
+	assert_int_equal(sa_quantise(0.0f, sa_scale(SA_EXP_ZERO, 32), 32), 0);
+	assert_int_equal(sa_quantise(NAN, s, 4), 0);
+	/* A value above 2^emax (a lying switch) is clamped, not undefined. */
+	assert_int_equal(sa_quantise(1e30f, s, 4), INT32_MAX / 4);
+	assert_int_equal(sa_quantise(-1e30f, s, 4), -(INT32_MAX / 4));
+}
+
+static void test_slot_map_window(void **state)
+{
+	unsigned slot, set, slot2, set2, W = 8, tid = 3;
+
+	(void)state;
+	for (uint32_t shift = 0; shift < 2 * W; shift++) {
+		for (uint64_t k = 0; k < 100; k++) {
+			sa_slot_map(tid, W, shift, k, &slot, &set);
+			assert_in_range(slot, tid * W, tid * W + W - 1);
+			/* packet k+W: same slot, other set */
+			sa_slot_map(tid, W, shift, k + W, &slot2, &set2);
+			assert_int_equal(slot, slot2);
+			assert_int_equal(set ^ 1, set2);
+		}
+	}
+	/* Without shift: packet k uses slot k mod W, set (k / W) & 1. */
+	sa_slot_map(0, 64, 0, 5, &slot, &set);
+	assert_int_equal(slot, 5);
+	assert_int_equal(set, 0);
+	sa_slot_map(1, 64, 0, 64 + 7, &slot, &set);
+	assert_int_equal(slot, 64 + 7);
+	assert_int_equal(set, 1);
+}
+
+/* Across jobs of any lengths, every slot's uses alternate sets, starting with set 0. */
+static void test_slot_map_jobs(void **state)
+{
+	static const uint64_t totals[] = {1, 7, 8, 9, 64, 100, 3, 17, 0, 1000, 5, 2, 65, 63, 31};
+	unsigned W = 8, tid = 1, slot, set, i;
+	int last[8];
+	uint32_t shift = 0;
+
+	(void)state;
+	for (i = 0; i < W; i++)
+		last[i] = 1; /* fresh: the first use must be set 0 */
+	for (i = 0; i < sizeof(totals) / sizeof(totals[0]); i++) {
+		for (uint64_t k = 0; k < totals[i]; k++) {
+			sa_slot_map(tid, W, shift, k, &slot, &set);
+			assert_int_equal((int)set, last[slot - tid * W] ^ 1);
+			last[slot - tid * W] = (int)set;
+		}
+		shift = sa_next_shift(shift, totals[i], W);
+		assert_true(shift < 2 * W);
+	}
+}
+
+static void test_slice(void **state)
+{
+	size_t off, len, next = 0;
+
+	(void)state;
+	for (unsigned t = 0; t < 7; t++) {
+		sa_slice(1000, 7, t, &off, &len);
+		assert_int_equal(off, next);
+		assert_true(len == 142 || len == 143);
+		next = off + len;
+	}
+	assert_int_equal(next, 1000);
+	sa_slice(2, 4, 3, &off, &len);
+	assert_int_equal(len, 0);
+	assert_int_equal(sa_slice_packets(0, 64, 16, SA_FLOAT32), 0);
+	assert_int_equal(sa_slice_packets(1, 64, 16, SA_INT32), 1);
+	assert_int_equal(sa_slice_packets(129, 64, 16, SA_INT32), 3);
+	assert_int_equal(sa_slice_packets(129, 64, 16, SA_FLOAT32), 3 + 16);
+}
+
+static void test_pkt_build(void **state)
+{
+	/* wire-reference A.11: job 0, tsi 5, slot 5 set 1, e0 -3, values 1..64 */
+	static const uint8_t hdr[10] = {0x11, 0x00, 0x05, 0x00, 0x00, 0x00, 0x80, 0x05, 0xfd, 0x00};
+	uint8_t buf[SA_PAYLOAD_LEN(256)];
+	int32_t v[64], back[64];
+	struct sa_pkt p;
+
+	(void)state;
+	for (int i = 0; i < 64; i++)
+		v[i] = i + 1;
+	sa_pkt_put_hdr(buf, 64, 0, 5, 5, 1, -3);
+	sa_pkt_put_i32(buf, v, 64, 64);
+	assert_memory_equal(buf, hdr, 10);
+	assert_int_equal(buf[10 + 4 * 63 + 3], 64);
+	assert_int_equal(buf[10 + 3], 1);
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(64), 64, &p), 0);
+	assert_int_equal(p.size, 1);
+	assert_int_equal(p.tsi, 5);
+	assert_int_equal(p.slot, 5);
+	assert_int_equal(p.set, 1);
+	assert_int_equal(p.e0, -3);
+	sa_pkt_get_i32(back, &p, 64);
+	assert_memory_equal(back, v, sizeof(v));
+
+	/* 256 values, partial: tail zero-padded; tsi little-endian; job byte. */
+	memset(buf, 0xee, sizeof(buf));
+	sa_pkt_put_hdr(buf, 256, 0x7f, 0x01020304, 8191, 0, 12);
+	sa_pkt_put_i32(buf, v, 10, 256);
+	assert_int_equal(buf[0], 0x13);
+	assert_int_equal(buf[1], 0x7f);
+	assert_int_equal(buf[2], 0x04);
+	assert_int_equal(buf[5], 0x01);
+	assert_int_equal(buf[6], 0x1f);
+	assert_int_equal(buf[7], 0xff);
+	for (size_t i = 10 + 40; i < SA_PAYLOAD_LEN(256); i++)
+		assert_int_equal(buf[i], 0);
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 256, &p), 0);
+	assert_int_equal(p.tsi, 0x01020304);
+	assert_int_equal(p.job, 0x7f);
+
+	/* Rejects: wrong length, wrong size code for the job, wrong message type. */
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256) - 1, 256, &p), -EINVAL);
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 64, &p), -EINVAL);
+	buf[0] = 0x23;
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 256, &p), -EINVAL);
+	/* Bit 14 of the pool index is ignored. */
+	buf[0] = 0x13;
+	buf[6] = 0x40;
+	buf[7] = 0x02;
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 256, &p), 0);
+	assert_int_equal(p.slot, 2);
+	assert_int_equal(p.set, 0);
+}
+
+static void test_float_roundtrip(void **state)
+{
+	float x[64], y[64];
+	uint8_t buf[SA_PAYLOAD_LEN(64)];
+	struct sa_pkt p;
+
+	(void)state;
+	for (int i = 0; i < 64; i++)
+		x[i] = (float)sin(i) * 3.0f;
+	int e = sa_exponent(x, 64);
+	double s = sa_scale(e, 1);
+	sa_pkt_put_hdr(buf, 64, 0, 0, 0, 0, (int8_t)e);
+	sa_pkt_put_f32(buf, x, 64, 64, s, 1);
+	assert_int_equal(sa_pkt_parse(buf, sizeof(buf), 64, &p), 0);
+	sa_pkt_get_f32(y, &p, 64, s);
+	for (int i = 0; i < 64; i++)
+		assert_true(fabs((double)y[i] - x[i]) <= sa_f32_bound(x[i], s, 1));
+}
+
+static void test_gen_deterministic(void **state)
+{
+	int zeros = 0, negs = 0;
+
+	(void)state;
+	assert_int_equal(sa_gen_i32(1, 0, 7), sa_gen_i32(1, 0, 7));
+	assert_int_not_equal(sa_gen_i32(1, 0, 7), sa_gen_i32(1, 1, 7));
+	assert_int_not_equal(sa_gen_i32(1, 0, 7), sa_gen_i32(2, 0, 7));
+	for (uint64_t i = 0; i < 200000; i += 7) {
+		float f = sa_gen_f32(3, 1, i);
+		zeros += f == 0.0f;
+		negs += f < 0;
+		assert_true(fabsf(f) < 8192.0f);
+	}
+	assert_true(zeros > 0);
+	assert_true(negs > 1000);
+}
+
+/* The switch's arithmetic for one block, done here: expected results the engine would get. */
+static void simulate(const struct sa_config *c, uint64_t seed, void *out, size_t count)
+{
+	float x[SA_ELEMS_MAX];
+	size_t off, len, b, i;
+
+	if (c->type == SA_INT32) {
+		int32_t *o = out;
+		for (i = 0; i < count; i++) {
+			uint32_t s = 0;
+			for (unsigned r = 0; r < c->workers; r++)
+				s += (uint32_t)sa_gen_i32(seed, r, i);
+			o[i] = (int32_t)s;
+		}
+		return;
+	}
+	for (unsigned t = 0; t < c->threads; t++) {
+		sa_slice(count, c->threads, t, &off, &len);
+		for (b = 0; b < len; b += c->elems) {
+			size_t n = len - b < c->elems ? len - b : c->elems;
+			int emax = -128;
+			uint32_t sum[SA_ELEMS_MAX] = {0};
+			for (unsigned r = 0; r < c->workers; r++) {
+				sa_gen(seed, r, SA_FLOAT32, x, off + b, n);
+				int e = sa_exponent(x, n);
+				emax = e > emax ? e : emax;
+			}
+			double s = sa_scale(emax, c->workers);
+			for (unsigned r = 0; r < c->workers; r++) {
+				sa_gen(seed, r, SA_FLOAT32, x, off + b, n);
+				for (i = 0; i < n; i++)
+					sum[i] += (uint32_t)sa_quantise(x[i], s, c->workers);
+			}
+			for (i = 0; i < n; i++)
+				((float *)out)[off + b + i] = (float)((int32_t)sum[i] / s);
+		}
+	}
+}
+
+static void test_verify(void **state)
+{
+	struct sa_config c;
+	struct sa_verify_result v;
+	size_t count = 10000;
+	int32_t *out = calloc(count, 4);
+
+	(void)state;
+	sa_config_default(&c);
+	c.workers = 5;
+	c.threads = 3;
+	c.elems = 64;
+	simulate(&c, 9, out, count);
+	sa_verify(&c, 9, out, count, &v);
+	assert_true(v.ok);
+	out[4321] ^= 1;
+	sa_verify(&c, 9, out, count, &v);
+	assert_false(v.ok);
+	assert_int_equal(v.bad_index, 4321);
+	assert_int_equal(v.bad_count, 1);
+
+	c.type = SA_FLOAT32;
+	for (unsigned n = 1; n <= 32; n *= 2) {
+		c.workers = n;
+		simulate(&c, 11, out, count);
+		sa_verify(&c, 11, out, count, &v);
+		assert_true(v.ok);
+		assert_true(v.max_err_ratio <= 1.0);
+	}
+	((float *)out)[77] *= 1.001f;
+	sa_verify(&c, 11, out, count, &v);
+	assert_false(v.ok);
+	assert_int_equal(v.bad_index, 77);
+	free(out);
+}
+
+static void test_config(void **state)
+{
+	struct sa_config c;
+	char why[128];
+
+	(void)state;
+	sa_config_default(&c);
+	assert_int_equal(sa_config_check(&c, why, sizeof(why)), 0);
+	assert_int_equal(sa_config_slots(&c), 256);
+	c.elems = 128;
+	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	c.elems = 64;
+	c.rank = 1;
+	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	c.workers = 33;
+	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	c.workers = 2;
+	c.threads = 64;
+	c.window = 1024;
+	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+}
+
+/* ---- the engine against a switch model on loopback ---- */
+
+#define MODEL_SLOTS 1024
+#define MODEL_PORT  48870 /* inside 0xBEE0..0xBEEF, away from the default */
+
+struct model_cell {
+	uint32_t bitmap, count;
+	int32_t value[SA_ELEMS_MAX];
+	int8_t e0;
+};
+
+struct model {
+	int fd;
+	unsigned workers, elems;
+	uint16_t rank_port[SA_WORKERS_MAX]; /* worker_port of each rank */
+	unsigned threads;
+	unsigned drop_pct, dup_pct;
+	atomic_int stop;
+	uint64_t rnd;
+	struct model_cell cell[MODEL_SLOTS][2];
+};
+
+static unsigned model_rand(struct model *m)
+{
+	m->rnd = m->rnd * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(m->rnd >> 33) % 100;
+}
+
+static void model_send(struct model *m, const uint8_t *pkt, size_t len, uint16_t port)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (model_rand(m) < m->drop_pct)
+		return;
+	sendto(m->fd, pkt, len, 0, (struct sockaddr *)&to, sizeof(to));
+	if (model_rand(m) < m->dup_pct)
+		sendto(m->fd, pkt, len, 0, (struct sockaddr *)&to, sizeof(to));
+}
+
+static void model_reply(struct model *m, uint8_t *pkt, size_t len, const struct model_cell *c,
+                        uint16_t port)
+{
+	pkt[8] = (uint8_t)c->e0;
+	for (unsigned i = 0; i < m->elems; i++) {
+		uint32_t v = htonl((uint32_t)c->value[i]);
+		memcpy(pkt + 10 + 4 * i, &v, 4);
+	}
+	model_send(m, pkt, len, port);
+}
+
+/* wire-reference A.4, one pass. Ranks are told apart by source port here (all on loopback), so
+ * each gets results at its own port for the thread: the permissive variant of A.5. */
+static void model_packet(struct model *m, uint8_t *pkt, size_t len, uint16_t sport)
+{
+	struct sa_pkt p;
+	unsigned rank, r, i, tid;
+
+	if (sa_pkt_parse(pkt, len, m->elems, &p) < 0 || p.slot >= MODEL_SLOTS)
+		return;
+	for (rank = 0; rank < m->workers; rank++)
+		if (sport >= m->rank_port[rank] && sport < m->rank_port[rank] + m->threads)
+			break;
+	if (rank == m->workers || model_rand(m) < m->drop_pct)
+		return;
+	tid = sport - m->rank_port[rank];
+	struct model_cell *c = &m->cell[p.slot][p.set], *o = &m->cell[p.slot][!p.set];
+	uint32_t w = 1u << rank, before = c->bitmap;
+	c->bitmap |= w;
+	o->bitmap &= ~w;
+	if (before & w) { /* retransmission: unicast if complete, else drop */
+		if (c->count == 0)
+			model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[rank] + tid));
+		return;
+	}
+	for (i = 0; i < m->elems; i++) {
+		int32_t v;
+		memcpy(&v, p.values + 4 * i, 4);
+		v = (int32_t)ntohl((uint32_t)v);
+		c->value[i] = before ? (int32_t)((uint32_t)c->value[i] + (uint32_t)v) : v;
+	}
+	c->e0 = before && c->e0 > p.e0 ? c->e0 : p.e0;
+	c->count = before ? c->count - 1 : m->workers - 1;
+	if (c->count)
+		return;
+	for (r = 0; r < m->workers; r++)
+		model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[r] + tid));
+}
+
+static void *model_main(void *arg)
+{
+	struct model *m = arg;
+	uint8_t buf[2048];
+	struct sockaddr_in from;
+	socklen_t flen;
+	ssize_t n;
+
+	while (!atomic_load(&m->stop)) {
+		flen = sizeof(from);
+		n = recvfrom(m->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+		if (n > 0)
+			model_packet(m, buf, (size_t)n, ntohs(from.sin_port));
+	}
+	return NULL;
+}
+
+struct job {
+	struct sa_worker *w;
+	const void *in;
+	void *out;
+	size_t count;
+	struct sa_stats st;
+	int rc;
+};
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+
+	j->rc = sa_worker_allreduce(j->w, j->in, j->out, j->count, &j->st, NULL, NULL);
+	return NULL;
+}
+
+/* workers ranks in one process, repeat jobs each, against the model with loss. */
+static void run_model(enum sa_dtype type, unsigned workers, unsigned elems, size_t count,
+                      unsigned repeat, unsigned drop, unsigned dup)
+{
+	struct model *m = calloc(1, sizeof(*m));
+	struct sockaddr_in sw = {.sin_family = AF_INET, .sin_port = htons(MODEL_PORT)};
+	struct timeval tv = {0, 20000};
+	struct sa_config c[4];
+	struct job j[4];
+	pthread_t mt, jt[4];
+	struct sa_verify_result v;
+
+	assert_non_null(m);
+	m->workers = workers;
+	m->elems = elems;
+	m->threads = 3;
+	m->drop_pct = drop;
+	m->dup_pct = dup;
+	m->rnd = 42;
+	sw.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	m->fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(m->fd >= 0);
+	setsockopt(m->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(bind(m->fd, (struct sockaddr *)&sw, sizeof(sw)), 0);
+	for (unsigned r = 0; r < workers; r++) {
+		sa_config_default(&c[r]);
+		c[r].rank = r;
+		c[r].workers = workers;
+		c[r].threads = 3;
+		c[r].window = 16;
+		c[r].elems = elems;
+		c[r].type = type;
+		c[r].timeout_ms = 5;
+		c[r].timeout_max_ms = 40;
+		c[r].give_up_s = 10;
+		c[r].switch_port = MODEL_PORT;
+		c[r].switch_ip.s_addr = htonl(INADDR_LOOPBACK);
+		c[r].worker_port = (uint16_t)(47100 + 10 * r);
+		m->rank_port[r] = c[r].worker_port;
+		j[r].w = sa_worker_create(&c[r]);
+		assert_non_null(j[r].w);
+		j[r].count = count;
+		j[r].in = malloc(count * 4);
+		j[r].out = malloc(count * 4);
+		memset(&j[r].st, 0, sizeof(j[r].st));
+		sa_gen(5, r, type, (void *)j[r].in, 0, count);
+	}
+	assert_int_equal(pthread_create(&mt, NULL, model_main, m), 0);
+	for (unsigned k = 0; k < repeat; k++) {
+		for (unsigned r = 0; r < workers; r++) {
+			memset(j[r].out, 0x5a, count * 4);
+			assert_int_equal(pthread_create(&jt[r], NULL, job_main, &j[r]), 0);
+		}
+		for (unsigned r = 0; r < workers; r++) {
+			pthread_join(jt[r], NULL);
+			assert_int_equal(j[r].rc, 0);
+			sa_verify(&c[r], 5, j[r].out, count, &v);
+			if (!v.ok)
+				fail_msg("rank %u job %u: index %zu got %g want %g", r, k,
+				         v.bad_index, v.got, v.want);
+		}
+	}
+	/* Big enough runs must have seen the faults (small ones may be lucky). */
+	if (drop && count >= 10000)
+		assert_true(j[0].st.retransmits > 0);
+	if (dup && count >= 10000)
+		assert_true(j[0].st.duplicates > 0);
+	atomic_store(&m->stop, 1);
+	pthread_join(mt, NULL);
+	for (unsigned r = 0; r < workers; r++) {
+		sa_worker_destroy(j[r].w);
+		free((void *)j[r].in);
+		free(j[r].out);
+	}
+	close(m->fd);
+	free(m);
+}
+
+static void test_engine_int32(void **state)
+{
+	(void)state;
+	run_model(SA_INT32, 3, 64, 50000, 3, 0, 0);
+}
+
+static void test_engine_float32_lossy(void **state)
+{
+	(void)state;
+	run_model(SA_FLOAT32, 2, 256, 40000, 3, 3, 3);
+}
+
+static void test_engine_small_jobs(void **state)
+{
+	(void)state;
+	/* Fewer packets than the window, odd sizes: set alternation must survive the jobs. */
+	run_model(SA_INT32, 2, 64, 1000, 5, 2, 2);
+	run_model(SA_FLOAT32, 4, 64, 777, 4, 0, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_exponent),
+	        cmocka_unit_test(test_quantise),
+	        cmocka_unit_test(test_slot_map_window),
+	        cmocka_unit_test(test_slot_map_jobs),
+	        cmocka_unit_test(test_slice),
+	        cmocka_unit_test(test_pkt_build),
+	        cmocka_unit_test(test_float_roundtrip),
+	        cmocka_unit_test(test_gen_deterministic),
+	        cmocka_unit_test(test_verify),
+	        cmocka_unit_test(test_config),
+	        cmocka_unit_test(test_engine_int32),
+	        cmocka_unit_test(test_engine_float32_lossy),
+	        cmocka_unit_test(test_engine_small_jobs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
