@@ -258,3 +258,17 @@ int isw_cmd_exec_file(const char *path, char *err, size_t errlen)
 	fclose(f);
 	return rc;
 }
+
+static STAILQ_HEAD(, isw_tick) ticks = STAILQ_HEAD_INITIALIZER(ticks);
+
+void isw_tick_register(struct isw_tick *t)
+{
+	STAILQ_INSERT_TAIL(&ticks, t, next);
+}
+
+void isw_tick_run(void)
+{
+	struct isw_tick *t;
+	STAILQ_FOREACH(t, &ticks, next)
+	t->fn();
+}

@@ -91,4 +91,27 @@ int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi);
 /* Formats a MAC as "02:00:00:00:00:01" into buf (18 bytes). */
 char *isw_fmt_mac(const uint8_t mac[6], char *buf);
 
+/*
+ * Periodic control-thread work (e.g. a pipeline folding ports its workers learned into its
+ * configuration): the control thread calls every registered tick about every
+ * ISW_TICK_MS milliseconds, between commands, so a tick never races a command.
+ */
+#define ISW_TICK_MS 100
+
+struct isw_tick {
+	void (*fn)(void);
+	STAILQ_ENTRY(isw_tick) next;
+};
+
+void isw_tick_register(struct isw_tick *t);
+/* Runs every registered tick once. */
+void isw_tick_run(void);
+
+#define ISW_TICK_REGISTER(id, fn_)                            \
+	static struct isw_tick isw_tick_##id = {.fn = (fn_)}; \
+	RTE_INIT(isw_tick_register_##id)                      \
+	{                                                     \
+		isw_tick_register(&isw_tick_##id);            \
+	}
+
 #endif

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 
 #include "cmd.h"
@@ -144,6 +145,8 @@ static void *server_main(void *arg)
 	RTE_SET_USED(arg);
 	struct isw_json out;
 	isw_json_init(&out);
+	uint64_t tick_cycles = rte_get_timer_hz() * ISW_TICK_MS / 1000;
+	uint64_t last_tick = rte_get_timer_cycles();
 	for (;;) {
 		struct pollfd pfd[MAX_CLIENTS + 2];
 		unsigned idx[MAX_CLIENTS];
@@ -156,11 +159,16 @@ static void *server_main(void *arg)
 			idx[n - 2] = i;
 			pfd[n++] = (struct pollfd){.fd = clients[i]->fd, .events = POLLIN};
 		}
-		if (poll(pfd, n, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		int rc = poll(pfd, n, ISW_TICK_MS);
+		if (rc < 0 && errno != EINTR)
 			break;
+		uint64_t now = rte_get_timer_cycles();
+		if (now - last_tick >= tick_cycles) {
+			isw_tick_run();
+			last_tick = now;
 		}
+		if (rc <= 0)
+			continue;
 		if (pfd[0].revents)
 			break;
 		for (unsigned k = 2; k < n; k++)

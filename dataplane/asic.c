@@ -334,3 +334,10 @@ void isw_reg_clear(struct isw_reg *r)
 {
 	memset(r->cells.u32, 0, isw_reg_bytes(r));
 }
+
+void isw_reg_clear_range(struct isw_reg *r, uint32_t first, uint32_t count)
+{
+	if (first >= r->size || count > r->size - first)
+		return;
+	memset(&r->cells.u32[(size_t)first * r->lanes], 0, (size_t)count * 4u * r->lanes);
+}

@@ -454,5 +454,7 @@ const char *isw_reg_kind_name(unsigned kind);
 uint64_t isw_reg_get(const struct isw_reg *r, uint32_t idx, unsigned half);
 void isw_reg_set(struct isw_reg *r, uint32_t idx, unsigned half, uint32_t v);
 void isw_reg_clear(struct isw_reg *r);
+/* Zeroes count cells from first (not masked: the range must lie inside the array). */
+void isw_reg_clear_range(struct isw_reg *r, uint32_t first, uint32_t count);
 
 #endif

@@ -362,6 +362,18 @@ static int arg_group(struct isw_cmd_ctx *c, const char *s, uint16_t *g)
 	return rc;
 }
 
+/* A group the user may edit: pipelines own the reserved range. */
+static int arg_user_group(struct isw_cmd_ctx *c, const char *s, uint16_t *g)
+{
+	if (arg_group(c, s, g) < 0)
+		return -EINVAL;
+	if (*g >= ISW_MC_RESERVED)
+		return isw_cmd_err(
+		        c, EPERM, "groups %u-%u belong to pipelines (syncagtr session N uses %u+N)",
+		        ISW_MC_RESERVED, ISW_MC_GROUP_MAX, ISW_MC_RESERVED);
+	return 0;
+}
+
 static int mc_result(struct isw_cmd_ctx *c, int rc, uint16_t g)
 {
 	switch (rc) {
@@ -382,7 +394,7 @@ static int mc_result(struct isw_cmd_ctx *c, int rc, uint16_t g)
 static int cmd_mc_create(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint16_t g;
-	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_group(c, argv[0], &g) < 0)
+	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_user_group(c, argv[0], &g) < 0)
 		return -EINVAL;
 	return mc_result(c, isw_mc_create(g), g);
 }
@@ -392,7 +404,7 @@ ISW_CMD_REGISTER(mc_create, "mc group create", "GROUP", "create an empty multica
 static int cmd_mc_destroy(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint16_t g;
-	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_group(c, argv[0], &g) < 0)
+	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_user_group(c, argv[0], &g) < 0)
 		return -EINVAL;
 	return mc_result(c, isw_mc_destroy(g), g);
 }
@@ -403,7 +415,7 @@ static int mc_member_args(struct isw_cmd_ctx *c, int argc, char **argv, uint16_t
                           uint16_t *rid)
 {
 	uint32_t v = 0;
-	if (isw_arg_count(c, argc, 2, 3) < 0 || arg_group(c, argv[0], g) < 0 ||
+	if (isw_arg_count(c, argc, 2, 3) < 0 || arg_user_group(c, argv[0], g) < 0 ||
 	    isw_arg_port(c, argv[1], port) < 0)
 		return -EINVAL;
 	if (argc == 3 && isw_arg_u32(c, argv[2], "rid", 0, UINT16_MAX, &v) < 0)

@@ -7,17 +7,21 @@
 #ifndef ISW_DROP_H
 #define ISW_DROP_H
 
-#define ISW_FOREACH_DROP(_)                                                \
-	_(RUNT, "runt", "frame shorter than an Ethernet header")           \
-	_(NO_DEST, "no-dest", "unknown destination and flooding disabled") \
-	_(HAIRPIN, "hairpin", "destination port is the ingress port")      \
-	_(NO_GROUP, "no-group", "multicast group missing or empty")        \
-	_(NO_MBUF, "no-mbuf", "mbuf pool exhausted")                       \
-	_(TX_FULL, "tx-full", "transmit queue full")                       \
-	_(HANDOFF_FULL, "handoff-full", "ring to the owning lcore full")   \
-	_(FAULT, "fault", "dropped by fault injection")                    \
-	_(BAD_PORT, "bad-port", "destination port does not exist")         \
-	_(NO_PIPELINE, "no-pipeline", "no pipeline took the packet")
+#define ISW_FOREACH_DROP(_)                                                          \
+	_(RUNT, "runt", "frame shorter than an Ethernet header")                     \
+	_(NO_DEST, "no-dest", "unknown destination and flooding disabled")           \
+	_(HAIRPIN, "hairpin", "destination port is the ingress port")                \
+	_(NO_GROUP, "no-group", "multicast group missing or empty")                  \
+	_(NO_MBUF, "no-mbuf", "mbuf pool exhausted")                                 \
+	_(TX_FULL, "tx-full", "transmit queue full")                                 \
+	_(HANDOFF_FULL, "handoff-full", "ring to the owning lcore full")             \
+	_(FAULT, "fault", "dropped by fault injection")                              \
+	_(BAD_PORT, "bad-port", "destination port does not exist")                   \
+	_(NO_PIPELINE, "no-pipeline", "no pipeline took the packet")                 \
+	_(MALFORMED, "malformed", "protocol header truncated or malformed")          \
+	_(SA_SIZE, "sa-size", "SwitchML size code not supported (only 1 and 3 are)") \
+	_(SA_REGION, "sa-region", "SwitchML pool index outside the session's slots") \
+	_(SA_RETX_PENDING, "sa-retx-pending", "SwitchML retransmission to an incomplete slot")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,

@@ -25,6 +25,7 @@ struct isw_json;
 #define ISW_MC_MEMBERS_MAX 256
 #define ISW_MC_FLOOD       0 /* group 0: every port, rid = port; built at start-up */
 #define ISW_MC_NO_EXCLUDE  (-1)
+#define ISW_MC_RESERVED    0xFF00 /* groups from here on belong to pipelines */
 
 struct isw_mc_member {
 	uint16_t port;

@@ -11,14 +11,15 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void
 clang -fsanitize=fuzzer "$out/probe.c" -o "$out/probe" 2>/dev/null ||
 	{ echo "skipped: clang has no libFuzzer runtime (libclang-rt-14-dev)"; exit 77; }
 
-core=(dataplane/asic.c dataplane/dp.c dataplane/drop.c dataplane/fault.c dataplane/pipeline.c
+core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c dataplane/fault.c dataplane/pipeline.c
       dataplane/port.c dataplane/pre.c dataplane/stats.c dataplane/worker.c dataplane/dp_cmds.c
       control/args.c control/cmd.c control/json.c control/server.c control/telemetry.c
-      pipelines/l2/l2.c pipelines/flowcount/flowcount.c)
+      pipelines/l2/l2.c pipelines/flowcount/flowcount.c
+      pipelines/syncagtr/syncagtr_ctl.c pipelines/syncagtr/syncagtr_dp.c)
 # shellcheck disable=SC2046
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines \
+	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr \
 	tests/fuzz/fuzz_cmd.c "${core[@]}" $(pkg-config --libs libdpdk) -o "$out/fuzz_cmd")
 # Seeds: every line of the golden config and a few commands.
 printf 'l2 add 02:00:00:00:00:01 1' >"$out/corpus/seed1"

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SyncAgtr: SwitchML-compatible synchronous aggregation (docs/syncagtr.md), internal interface
+ * between the data path (syncagtr_dp.c, worker lcores) and the control side (syncagtr_ctl.c,
+ * control thread).
+ *
+ * The control side owns the configuration: the switch MAC, the sessions (switch IP, worker
+ * count, slot region, workers) and the admission table derived from them. It publishes an
+ * immutable snapshot (struct sa_conf) by RCU; the data path only reads snapshots and touches
+ * state through the SALUs of the register arrays below.
+ */
+#ifndef ISW_SYNCAGTR_H
+#define ISW_SYNCAGTR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+
+#include "asic.h"
+#include "pre.h"
+#include "syncagtr_proto.h"
+
+struct isw_worker;
+struct rte_mbuf;
+
+#define SA_SESSIONS_MAX  64   /* session ids 1..64 */
+#define SA_WORKERS_MAX   32   /* ranks 0..31: one bit each in a 32-bit bitmap */
+#define SA_SLOTS         8192 /* slots in the switch, shared by all sessions (budget pool) */
+#define SA_SLOTS_DEFAULT 1024
+#define SA_TABLE_SIZE    4096            /* admission hash table: at most half full */
+#define SA_PORT_AUTO     0xFFFFu         /* worker port learned from its packets */
+#define SA_MC_BASE       ISW_MC_RESERVED /* PRE group of session s: SA_MC_BASE + s */
+
+/* Register arrays, in declaration order (regs[] of the pipeline). */
+enum sa_reg {
+	SA_REG_BITMAP, /* pair per slot: lo = set 0, hi = set 1 worker bitmaps */
+	SA_REG_LEARN,  /* per (session, rank): ingress port + 1 of its latest packet */
+	SA_REG_COUNT,  /* per (slot, set): workers still missing */
+	SA_REG_EXP,    /* pair per (slot, set): max e0, max e1 */
+	SA_REG_VALUES, /* vector of 64 lanes per (slot, set, chunk of 64 elements) */
+	SA_REG_NB,
+};
+
+struct sa_member {
+	uint8_t mac[6];
+	uint16_t port; /* switch port, or SA_PORT_AUTO until learned */
+	rte_be32_t ip;
+	bool valid;
+	bool auto_port; /* registered with "port auto" */
+};
+
+struct sa_session {
+	bool valid;
+	uint8_t nworkers;
+	uint16_t id;
+	uint16_t group;
+	rte_be32_t ip;   /* the session's switch endpoint */
+	uint32_t base;   /* first switch slot of the region */
+	uint32_t nslots; /* slots in the region; pool indices 0..nslots-1 */
+	struct sa_member w[SA_WORKERS_MAX];
+};
+
+/* Admission key: (Ethernet source, IPv4 source, IPv4 destination). */
+struct sa_key {
+	uint8_t mac[6];
+	uint16_t zero;
+	rte_be32_t sip;
+	rte_be32_t dip;
+};
+
+struct sa_entry {
+	struct sa_key key;
+	uint8_t used;
+	uint8_t session;
+	uint8_t rank;
+	uint8_t unused;
+};
+
+/* One immutable configuration snapshot, published by RCU. */
+struct sa_conf {
+	uint8_t mac[6]; /* the switch MAC, destination of every worker's packets */
+	uint8_t nb_ids; /* valid sessions, listed in ids[] for the ARP/ICMP lookup */
+	uint8_t ids[SA_SESSIONS_MAX];
+	struct sa_session sess[SA_SESSIONS_MAX + 1]; /* indexed by id; 0 unused */
+	struct sa_entry table[SA_TABLE_SIZE];
+};
+
+/* Per-session counters, one set per worker lcore (plain increments by their only writer). */
+struct sa_counters {
+	uint64_t pkts;         /* admitted SwitchML packets */
+	uint64_t contribs;     /* new contributions (first or added) */
+	uint64_t completions;  /* slots completed: result multicast */
+	uint64_t retx;         /* retransmissions (worker already in the bitmap) */
+	uint64_t retx_results; /* ... answered with a unicast result */
+	uint64_t retx_pending; /* ... dropped, the slot not yet complete */
+	uint64_t bad_region;   /* pool index outside the region */
+	uint64_t bad_size;     /* unsupported size code */
+	uint64_t malformed;    /* truncated */
+} __rte_cache_aligned;
+
+/* Counters not tied to a session. */
+struct sa_global_counters {
+	uint64_t arp_replies;
+	uint64_t icmp_replies;
+	uint64_t unknown; /* SwitchML-port UDP to the switch MAC, not from a registered worker */
+} __rte_cache_aligned;
+
+extern struct sa_conf *sa_conf_cur;
+extern struct isw_reg *sa_regs[SA_REG_NB];
+extern struct sa_counters sa_counters[][SA_SESSIONS_MAX + 1];
+extern struct sa_global_counters sa_gcounters[];
+
+/* The admission table's hash of a key, shared by the builder and the lookup. */
+uint32_t sa_key_hash(const struct sa_key *k);
+
+/* Index of a (slot, set) in the count and exponent arrays, and of a chunk in the values. */
+static inline uint32_t sa_cidx(uint32_t slot, unsigned set)
+{
+	return slot << 1 | (set & 1u);
+}
+
+static inline uint32_t sa_vidx(uint32_t cidx, unsigned chunk)
+{
+	return cidx << 2 | (chunk & 3u);
+}
+
+/* The pipeline's packet entry points (fast and strict builds). */
+int sa_process(struct isw_worker *w, struct rte_mbuf *m);
+int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m);
+
+#endif

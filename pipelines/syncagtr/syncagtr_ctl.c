@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SyncAgtr control side: the pipeline's registration and ASIC declaration, the sessions and
+ * workers, the configuration snapshots published to the data path, and the `syncagtr ...`
+ * commands (docs/syncagtr.md, docs/ctl.md).
+ *
+ * Control thread only. Every command validates all of its arguments before it changes
+ * anything, so a refused command leaves the configuration as it was.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "cmd.h"
+#include "dp.h"
+#include "pipeline.h"
+#include "pre.h"
+#include "syncagtr.h"
+
+#define SA_POOL "syncagtr.slots"
+/* Switch memory behind one slot: two bitmaps, two counts, two exponent pairs and the values
+ * of both sets (256 elements each, the largest packet). */
+#define SA_SLOT_BYTES (8u + 2u * 4u + 2u * 8u + 2u * 4u * SA_ELEMS_MAX)
+
+struct sa_conf *sa_conf_cur;
+struct isw_reg *sa_regs[SA_REG_NB];
+struct sa_counters sa_counters[ISW_MAX_WORKERS][SA_SESSIONS_MAX + 1];
+struct sa_global_counters sa_gcounters[ISW_MAX_WORKERS];
+
+static struct sa_conf master; /* what the next snapshot is built from */
+static bool enabled;
+
+static const uint8_t default_mac[6] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55};
+
+/* ---- Snapshots ---- */
+
+static void table_insert(struct sa_conf *c, const struct sa_key *k, uint8_t sess, uint8_t rank)
+{
+	uint32_t h = sa_key_hash(k);
+	for (uint32_t i = 0; i < SA_TABLE_SIZE; i++) {
+		struct sa_entry *e = &c->table[(h + i) & (SA_TABLE_SIZE - 1)];
+		if (e->used)
+			continue;
+		e->key = *k;
+		e->used = 1;
+		e->session = sess;
+		e->rank = rank;
+		return;
+	}
+}
+
+/* Builds a snapshot from master (with its admission table) and publishes it. */
+static int publish(void)
+{
+	struct sa_conf *c = malloc(sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	memcpy(c, &master, sizeof(*c));
+	memset(c->table, 0, sizeof(c->table));
+	c->nb_ids = 0;
+	for (unsigned id = 1; id <= SA_SESSIONS_MAX; id++) {
+		const struct sa_session *s = &c->sess[id];
+		if (!s->valid)
+			continue;
+		c->ids[c->nb_ids++] = (uint8_t)id;
+		for (unsigned r = 0; r < SA_WORKERS_MAX; r++) {
+			if (!s->w[r].valid)
+				continue;
+			struct sa_key k = {.sip = s->w[r].ip, .dip = s->ip};
+			memcpy(k.mac, s->w[r].mac, 6);
+			table_insert(c, &k, (uint8_t)id, (uint8_t)r);
+		}
+	}
+	isw_rcu_publish((void **)&sa_conf_cur, c, free);
+	return 0;
+}
+
+/* The session's PRE group: every worker whose port is known, in rank order, rid = rank. */
+static int group_update(const struct sa_session *s)
+{
+	struct isw_mc_member mb[SA_WORKERS_MAX];
+	uint16_t n = 0;
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
+		if (s->w[r].valid && s->w[r].port != SA_PORT_AUTO)
+			mb[n++] = (struct isw_mc_member){.port = s->w[r].port, .rid = (uint16_t)r};
+	return isw_mc_set(s->group, mb, n);
+}
+
+/* Zeroes the session's slots in every array (workers paused by the caller). */
+static void region_clear(const struct sa_session *s)
+{
+	isw_reg_clear_range(sa_regs[SA_REG_BITMAP], s->base, s->nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_COUNT], 2 * s->base, 2 * s->nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_EXP], 2 * s->base, 2 * s->nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_VALUES], 8 * s->base, 8 * s->nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_LEARN], (uint32_t)(s->id - 1) * SA_WORKERS_MAX,
+	                    SA_WORKERS_MAX);
+}
+
+/*
+ * Folds the ports the workers of "port auto" members were last seen on into the
+ * configuration. The learn cells are written by worker lcores; a 32-bit aligned load sees
+ * either the old or the new port, and either is a port the worker used.
+ */
+static void learn_tick(void)
+{
+	if (!enabled)
+		return;
+	for (unsigned id = 1; id <= SA_SESSIONS_MAX; id++) {
+		struct sa_session *s = &master.sess[id];
+		bool changed = false;
+		for (unsigned r = 0; s->valid && r < SA_WORKERS_MAX; r++) {
+			struct sa_member *m = &s->w[r];
+			if (!m->valid || !m->auto_port)
+				continue;
+			uint32_t v = __atomic_load_n(
+			        isw_cell(sa_regs[SA_REG_LEARN], (id - 1) * SA_WORKERS_MAX + r),
+			        __ATOMIC_RELAXED);
+			if (v == 0 || v - 1 == m->port || v - 1 >= isw_dp.nb_ports)
+				continue;
+			m->port = (uint16_t)(v - 1);
+			changed = true;
+		}
+		if (changed) {
+			publish();
+			group_update(s);
+		}
+	}
+}
+ISW_TICK_REGISTER(sa_learn, learn_tick)
+
+/* ---- Pipeline ---- */
+
+static int sa_enable(struct isw_reg **regs, char *err, size_t errlen)
+{
+	int rc = isw_budget_pool_add(SA_POOL, SA_SLOTS, SA_SLOT_BYTES, "slot");
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot register memory pool %s: %s", SA_POOL, strerror(-rc));
+		return rc;
+	}
+	for (unsigned i = 0; i < SA_REG_NB; i++)
+		sa_regs[i] = regs[i];
+	memset(&master, 0, sizeof(master));
+	memcpy(master.mac, default_mac, 6);
+	rc = publish();
+	if (rc < 0) {
+		isw_budget_pool_del(SA_POOL);
+		snprintf(err, errlen, "no memory for the syncagtr configuration");
+		return rc;
+	}
+	enabled = true;
+	return 0;
+}
+
+static void sa_disable(void)
+{
+	enabled = false;
+	for (unsigned id = 1; id <= SA_SESSIONS_MAX; id++)
+		if (master.sess[id].valid)
+			isw_mc_destroy(master.sess[id].group);
+	memset(&master, 0, sizeof(master));
+	isw_rcu_publish((void **)&sa_conf_cur, NULL, free);
+	isw_budget_pool_del(SA_POOL);
+	memset(sa_regs, 0, sizeof(sa_regs));
+}
+
+static const struct isw_reg_decl sa_reg_decls[SA_REG_NB] = {
+        [SA_REG_BITMAP] = {"bitmap", 1, ISW_REG_PAIR, SA_SLOTS},
+        [SA_REG_LEARN] = {"learn", 1, ISW_REG_U32, SA_SESSIONS_MAX *SA_WORKERS_MAX},
+        [SA_REG_COUNT] = {"count", 2, ISW_REG_U32, 2 * SA_SLOTS},
+        [SA_REG_EXP] = {"exp", 2, ISW_REG_PAIR, 2 * SA_SLOTS},
+        [SA_REG_VALUES] = {"values", 3, ISW_REG_VEC, 8 * SA_SLOTS, SA_CHUNK, 4},
+};
+
+static const struct isw_table_decl sa_tables[] = {
+        /* (Ethernet src, IPv4 src, IPv4 dst) -> (session, rank) */
+        {"workers", 0, SA_SESSIONS_MAX *SA_WORKERS_MAX, 16},
+        /* switch IP -> session, for ARP and ICMP echo */
+        {"sessions", 0, SA_SESSIONS_MAX, 8},
+        /* (session, rank) -> worker MAC and IP, the replicas' egress rewrite */
+        {"dst_addr", 2, SA_SESSIONS_MAX *SA_WORKERS_MAX, 12},
+};
+
+static const struct isw_asic_decl sa_asic = {
+        .pipeline = "syncagtr",
+        .regs = sa_reg_decls,
+        .nb_regs = SA_REG_NB,
+        .tables = sa_tables,
+        .nb_tables = RTE_DIM(sa_tables),
+};
+
+static struct isw_pipeline syncagtr = {
+        .name = "syncagtr",
+        .help = "SwitchML-compatible synchronous aggregation (sessions of up to 32 workers)",
+        .order = 50,
+        .asic = &sa_asic,
+        .enable = sa_enable,
+        .disable = sa_disable,
+        .process = sa_process,
+        .process_strict = sa_process_strict,
+};
+ISW_PIPELINE_REGISTER(syncagtr)
+
+/* ---- Commands ---- */
+
+static int need_enabled(struct isw_cmd_ctx *c)
+{
+	if (enabled)
+		return 0;
+	return isw_cmd_err(c, ENOENT, "syncagtr is not enabled (pipeline enable syncagtr)");
+}
+
+/* KEY VALUE pairs after the positional arguments: each key at most once, all known. */
+struct kv {
+	const char *key;
+	const char *val;
+};
+
+static int kv_parse(struct isw_cmd_ctx *c, int argc, char **argv, struct kv *kv, unsigned n)
+{
+	if (argc % 2 != 0)
+		return isw_cmd_err(c, EINVAL, "'%s' needs a value", argv[argc - 1]);
+	for (int i = 0; i < argc; i += 2) {
+		unsigned k = 0;
+		while (k < n && strcmp(kv[k].key, argv[i]) != 0)
+			k++;
+		if (k == n)
+			return isw_cmd_err(c, EINVAL, "unknown option '%s' (usage: %s %s)", argv[i],
+			                   c->cmd->path, c->cmd->usage);
+		if (kv[k].val != NULL)
+			return isw_cmd_err(c, EINVAL, "'%s' given twice", argv[i]);
+		kv[k].val = argv[i + 1];
+	}
+	return 0;
+}
+
+static int arg_session(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
+{
+	if (isw_arg_u32(c, s, "session", 1, SA_SESSIONS_MAX, id) < 0)
+		return -EINVAL;
+	if (must_exist && !master.sess[*id].valid)
+		return isw_cmd_err(c, ENOENT, "no session %u (see 'syncagtr session show')", *id);
+	return 0;
+}
+
+static const char *ip_str(rte_be32_t ip, char *buf)
+{
+	return inet_ntop(AF_INET, &ip, buf, INET_ADDRSTRLEN);
+}
+
+static int cmd_switch(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint8_t mac[6];
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 2) < 0)
+		return -EINVAL;
+	if (argc == 1 || (argc == 2 && strcmp(argv[0], "mac") != 0))
+		return isw_cmd_err(c, EINVAL, "usage: syncagtr switch [mac MAC]");
+	if (argc == 2) {
+		if (isw_arg_mac(c, argv[1], "switch mac", mac) < 0)
+			return -EINVAL;
+		if ((mac[0] & 1) || memcmp(mac, (uint8_t[6]){0}, 6) == 0)
+			return isw_cmd_err(c, EINVAL, "the switch MAC must be a unicast address");
+		memcpy(master.mac, mac, 6);
+		if (publish() < 0)
+			return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	char buf[32];
+	isw_json_str_kv(c->out, "mac", isw_fmt_mac(master.mac, buf));
+	return 0;
+}
+ISW_CMD_REGISTER(sa_switch, "syncagtr switch", "[mac MAC]",
+                 "show or set the switch MAC that workers send to (default 00:11:22:33:44:55)",
+                 cmd_switch)
+
+static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, n, slots = SA_SLOTS_DEFAULT;
+	rte_be32_t ip;
+	struct kv kv[] = {{"ip", NULL}, {"workers", NULL}, {"slots", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 5, 7) < 0 ||
+	    arg_session(c, argv[0], false, &id) < 0 ||
+	    kv_parse(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+		return -EINVAL;
+	if (kv[0].val == NULL || kv[1].val == NULL)
+		return isw_cmd_err(c, EINVAL, "usage: syncagtr session add %s", c->cmd->usage);
+	if (isw_arg_ipv4(c, kv[0].val, "ip", &ip) < 0 ||
+	    isw_arg_u32(c, kv[1].val, "workers", 1, SA_WORKERS_MAX, &n) < 0 ||
+	    (kv[2].val && isw_arg_u32(c, kv[2].val, "slots", 1, SA_SLOTS, &slots) < 0))
+		return -EINVAL;
+	if (ip == 0 || (rte_be_to_cpu_32(ip) >> 28) >= 14)
+		return isw_cmd_err(c, EINVAL, "%s is not a unicast address", kv[0].val);
+	struct sa_session *s = &master.sess[id];
+	if (s->valid) {
+		/* The same request again is not an error (workers may register themselves). */
+		if (s->ip == ip && s->nworkers == n && s->nslots == slots) {
+			isw_json_bool(c->out, "exists", true);
+			return 0;
+		}
+		return isw_cmd_err(c, EEXIST, "session %u already exists with other settings", id);
+	}
+	char buf[INET_ADDRSTRLEN];
+	for (unsigned o = 1; o <= SA_SESSIONS_MAX; o++)
+		if (master.sess[o].valid && master.sess[o].ip == ip)
+			return isw_cmd_err(c, EEXIST, "session %u already uses switch IP %s", o,
+			                   ip_str(ip, buf));
+	uint16_t group = (uint16_t)(SA_MC_BASE + id);
+	if (isw_mc_get(group) != NULL)
+		return isw_cmd_err(c, EEXIST, "multicast group %u (session %u's) is in use", group,
+		                   id);
+	char holder[ISW_BUDGET_NAME_MAX];
+	snprintf(holder, sizeof(holder), "syncagtr session %u", id);
+	uint32_t base;
+	int rc = isw_budget_take(SA_POOL, holder, slots, &base, c->err, sizeof(c->err));
+	if (rc < 0)
+		return rc;
+	struct sa_session ns = {.valid = true,
+	                        .nworkers = (uint8_t)n,
+	                        .id = (uint16_t)id,
+	                        .group = group,
+	                        .ip = ip,
+	                        .base = base,
+	                        .nslots = slots};
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
+		ns.w[r].port = SA_PORT_AUTO;
+	if ((rc = group_update(&ns)) < 0 || isw_dp_pause() < 0) {
+		isw_mc_destroy(group);
+		isw_budget_give(SA_POOL, holder);
+		return isw_cmd_err(c, rc < 0 ? -rc : ETIMEDOUT, "could not set up session %u", id);
+	}
+	region_clear(&ns);
+	for (unsigned w = 0; w < ISW_MAX_WORKERS; w++)
+		memset(&sa_counters[w][id], 0, sizeof(sa_counters[w][id]));
+	isw_dp_resume();
+	*s = ns;
+	if (publish() < 0) {
+		memset(s, 0, sizeof(*s));
+		isw_mc_destroy(group);
+		isw_budget_give(SA_POOL, holder);
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_json_u64(c->out, "session", id);
+	isw_json_u64(c->out, "first_slot", base);
+	isw_json_u64(c->out, "group", group);
+	return 0;
+}
+ISW_CMD_REGISTER(sa_session_add, "syncagtr session add", "ID ip IP workers N [slots S]",
+                 "create session ID (1-64) with switch IP, N workers and S slots (default 1024)",
+                 cmd_session_add)
+
+static int cmd_session_del(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	struct sa_session old = master.sess[id];
+	memset(&master.sess[id], 0, sizeof(master.sess[id]));
+	if (publish() < 0) {
+		master.sess[id] = old;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_mc_destroy(old.group);
+	char holder[ISW_BUDGET_NAME_MAX];
+	snprintf(holder, sizeof(holder), "syncagtr session %u", id);
+	isw_budget_give(SA_POOL, holder);
+	return 0;
+}
+ISW_CMD_REGISTER(sa_session_del, "syncagtr session del", "ID",
+                 "delete a session, its workers and its slots", cmd_session_del)
+
+static int cmd_session_reset(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing reset");
+	region_clear(&master.sess[id]);
+	isw_dp_resume();
+	return 0;
+}
+ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID",
+                 "clear the session's slots (bitmaps, counts, values) before a new job",
+                 cmd_session_reset)
+
+static void counters_json(struct isw_json *j, unsigned id)
+{
+	struct sa_counters t = {0};
+	for (unsigned w = 0; w < isw_dp.nb_workers && w < ISW_MAX_WORKERS; w++) {
+		const struct sa_counters *x = &sa_counters[w][id];
+		t.pkts += x->pkts;
+		t.contribs += x->contribs;
+		t.completions += x->completions;
+		t.retx += x->retx;
+		t.retx_results += x->retx_results;
+		t.retx_pending += x->retx_pending;
+		t.bad_region += x->bad_region;
+		t.bad_size += x->bad_size;
+		t.malformed += x->malformed;
+	}
+	isw_json_obj_open(j, "counters");
+	isw_json_u64(j, "pkts", t.pkts);
+	isw_json_u64(j, "contributions", t.contribs);
+	isw_json_u64(j, "completions", t.completions);
+	isw_json_u64(j, "retransmits", t.retx);
+	isw_json_u64(j, "retransmit_results", t.retx_results);
+	isw_json_u64(j, "drop_retransmit_pending", t.retx_pending);
+	isw_json_u64(j, "drop_region", t.bad_region);
+	isw_json_u64(j, "drop_size", t.bad_size);
+	isw_json_u64(j, "drop_malformed", t.malformed);
+	isw_json_obj_close(j);
+}
+
+static void session_json(struct isw_json *j, const struct sa_session *s)
+{
+	char buf[INET_ADDRSTRLEN], mbuf[32];
+	isw_json_obj_open(j, NULL);
+	isw_json_u64(j, "session", s->id);
+	isw_json_str_kv(j, "ip", ip_str(s->ip, buf));
+	isw_json_u64(j, "workers", s->nworkers);
+	isw_json_u64(j, "slots", s->nslots);
+	isw_json_u64(j, "first_slot", s->base);
+	isw_json_u64(j, "group", s->group);
+	isw_json_arr_open(j, "members");
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++) {
+		const struct sa_member *m = &s->w[r];
+		if (!m->valid)
+			continue;
+		isw_json_obj_open(j, NULL);
+		isw_json_u64(j, "rank", r);
+		isw_json_str_kv(j, "mac", isw_fmt_mac(m->mac, mbuf));
+		isw_json_str_kv(j, "ip", ip_str(m->ip, buf));
+		if (m->port == SA_PORT_AUTO)
+			isw_json_str_kv(j, "port", "auto (not seen yet)");
+		else
+			isw_json_u64(j, "port", m->port);
+		isw_json_bool(j, "learned", m->auto_port);
+		isw_json_obj_close(j);
+	}
+	isw_json_arr_close(j);
+	counters_json(j, s->id);
+	isw_json_obj_close(j);
+}
+
+static int cmd_session_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id = 0;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 1) < 0 ||
+	    (argc == 1 && arg_session(c, argv[0], true, &id) < 0))
+		return -EINVAL;
+	learn_tick();
+	char buf[32];
+	isw_json_str_kv(c->out, "switch_mac", isw_fmt_mac(master.mac, buf));
+	isw_json_arr_open(c->out, "sessions");
+	for (unsigned i = 1; i <= SA_SESSIONS_MAX; i++)
+		if (master.sess[i].valid && (id == 0 || id == i))
+			session_json(c->out, &master.sess[i]);
+	isw_json_arr_close(c->out);
+	if (id == 0) {
+		struct sa_global_counters g = {0};
+		for (unsigned w = 0; w < isw_dp.nb_workers && w < ISW_MAX_WORKERS; w++) {
+			g.arp_replies += sa_gcounters[w].arp_replies;
+			g.icmp_replies += sa_gcounters[w].icmp_replies;
+			g.unknown += sa_gcounters[w].unknown;
+		}
+		isw_json_u64(c->out, "arp_replies", g.arp_replies);
+		isw_json_u64(c->out, "icmp_replies", g.icmp_replies);
+		isw_json_u64(c->out, "unknown_workers", g.unknown);
+	}
+	return 0;
+}
+ISW_CMD_REGISTER(sa_session_show, "syncagtr session show", "[ID]",
+                 "show sessions: switch IP, slot region, workers and their counters",
+                 cmd_session_show)
+
+static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, rank;
+	uint8_t mac[6];
+	rte_be32_t ip;
+	uint16_t port = SA_PORT_AUTO;
+	struct kv kv[] = {{"mac", NULL}, {"ip", NULL}, {"port", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 8, 8) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	struct sa_session *s = &master.sess[id];
+	if (isw_arg_u32(c, argv[1], "rank", 0, s->nworkers - 1u, &rank) < 0 ||
+	    kv_parse(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
+	    isw_arg_mac(c, kv[0].val, "mac", mac) < 0 || isw_arg_ipv4(c, kv[1].val, "ip", &ip) < 0)
+		return -EINVAL;
+	bool auto_port = strcmp(kv[2].val, "auto") == 0;
+	if (!auto_port && isw_arg_port(c, kv[2].val, &port) < 0)
+		return -EINVAL;
+	if (mac[0] & 1)
+		return isw_cmd_err(c, EINVAL, "a worker MAC must be a unicast address");
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++) {
+		const struct sa_member *m = &s->w[r];
+		if (!m->valid || r == rank || memcmp(m->mac, mac, 6) != 0 || m->ip != ip)
+			continue;
+		return isw_cmd_err(c, EEXIST, "%s %s is already rank %u of session %u", kv[0].val,
+		                   kv[1].val, r, id);
+	}
+	struct sa_member *m = &s->w[rank];
+	if (m->valid) {
+		/* A worker registering itself again with the same addresses is not an error. */
+		if (memcmp(m->mac, mac, 6) == 0 && m->ip == ip && m->auto_port == auto_port &&
+		    (auto_port || m->port == port)) {
+			isw_json_bool(c->out, "exists", true);
+			return 0;
+		}
+		return isw_cmd_err(c, EEXIST, "rank %u of session %u exists (syncagtr worker del)",
+		                   rank, id);
+	}
+	struct sa_member old = *m;
+	*m = (struct sa_member){.port = port, .ip = ip, .valid = true, .auto_port = auto_port};
+	memcpy(m->mac, mac, 6);
+	int rc = group_update(s);
+	if (rc < 0 || publish() < 0) {
+		*m = old;
+		group_update(s);
+		return isw_cmd_err(c, rc == -ENODEV ? ENODEV : ENOMEM,
+		                   rc == -ENODEV ? "port %s does not exist" : "no memory",
+		                   kv[2].val);
+	}
+	return 0;
+}
+ISW_CMD_REGISTER(sa_worker_add, "syncagtr worker add", "ID RANK mac MAC ip IP port PORT|auto",
+                 "register worker RANK of session ID; port auto learns it from its packets",
+                 cmd_worker_add)
+
+static int cmd_worker_del(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, rank;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 2) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0 ||
+	    isw_arg_u32(c, argv[1], "rank", 0, SA_WORKERS_MAX - 1, &rank) < 0)
+		return -EINVAL;
+	struct sa_session *s = &master.sess[id];
+	if (!s->w[rank].valid)
+		return isw_cmd_err(c, ENOENT, "session %u has no rank %u", id, rank);
+	struct sa_member old = s->w[rank];
+	memset(&s->w[rank], 0, sizeof(s->w[rank]));
+	s->w[rank].port = SA_PORT_AUTO;
+	if (publish() < 0) {
+		s->w[rank] = old;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	group_update(s);
+	return 0;
+}
+ISW_CMD_REGISTER(sa_worker_del, "syncagtr worker del", "ID RANK", "remove a worker of a session",
+                 cmd_worker_del)
+
+static int cmd_slot_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, slot, set = 0, elems = SA_CHUNK;
+	struct kv kv[] = {{"set", NULL}, {"elems", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 6) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	const struct sa_session *s = &master.sess[id];
+	if (isw_arg_u32(c, argv[1], "slot", 0, s->nslots - 1, &slot) < 0 ||
+	    kv_parse(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
+	    (kv[0].val && isw_arg_u32(c, kv[0].val, "set", 0, 1, &set) < 0) ||
+	    (kv[1].val && isw_arg_u32(c, kv[1].val, "elems", SA_CHUNK, SA_ELEMS_MAX, &elems) < 0))
+		return -EINVAL;
+	if (elems != 64 && elems != 256)
+		return isw_cmd_err(c, EINVAL, "elems is 64 or 256");
+	uint32_t g = s->base + slot, cidx = sa_cidx(g, set);
+	int32_t vals[SA_ELEMS_MAX];
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+	uint32_t bitmap = (uint32_t)isw_reg_get(sa_regs[SA_REG_BITMAP], g, set);
+	uint32_t other = (uint32_t)isw_reg_get(sa_regs[SA_REG_BITMAP], g, !set);
+	uint32_t count = (uint32_t)isw_reg_get(sa_regs[SA_REG_COUNT], cidx, 0);
+	int32_t e0 = (int32_t)isw_reg_get(sa_regs[SA_REG_EXP], cidx, 0);
+	int32_t e1 = (int32_t)isw_reg_get(sa_regs[SA_REG_EXP], cidx, 1);
+	for (uint32_t i = 0; i < elems; i++)
+		vals[i] = (int32_t)isw_reg_get(sa_regs[SA_REG_VALUES], sa_vidx(cidx, i / SA_CHUNK),
+		                               i % SA_CHUNK);
+	isw_dp_resume();
+	isw_json_u64(c->out, "session", id);
+	isw_json_u64(c->out, "slot", slot);
+	isw_json_u64(c->out, "set", set);
+	isw_json_u64(c->out, "switch_slot", g);
+	isw_json_strf(c->out, "bitmap", "0x%08x", bitmap);
+	isw_json_strf(c->out, "other_set_bitmap", "0x%08x", other);
+	isw_json_u64(c->out, "missing", count);
+	isw_json_bool(c->out, "complete", bitmap != 0 && count == 0);
+	isw_json_i64(c->out, "e0", (int8_t)e0);
+	isw_json_i64(c->out, "e1", (int8_t)e1);
+	isw_json_arr_open(c->out, "values");
+	for (uint32_t i = 0; i < elems; i++)
+		isw_json_i64(c->out, NULL, vals[i]);
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(sa_slot_show, "syncagtr slot show", "ID SLOT [set 0|1] [elems 64|256]",
+                 "show one slot of a session: bitmap, missing workers, exponents, values",
+                 cmd_slot_show)

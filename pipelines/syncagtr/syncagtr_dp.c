@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SyncAgtr data path: admission, the per-slot aggregation of wire-reference.md §A.4 in one pass
+ * (four for 256-element packets), and the result packet of §A.5. Also answers ARP and ICMP echo
+ * for the sessions' switch IPs, so workers on kernel sockets need no static neighbour entries.
+ *
+ * Runs on worker lcores: no allocation, locks, logs or syscalls. Every offset read from a packet
+ * is checked against its length first; anything malformed is a counted drop.
+ *
+ * Stages (the ASIC declaration in syncagtr_ctl.c): 0 admission table; 1 bitmap (and learn);
+ * 2 count and exponents; 3..18 the 64 value lanes, 4 per stage.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "pipeline.h"
+#include "pre.h"
+#include "syncagtr.h"
+#include "worker.h"
+
+#define ETH_TYPE_IPV4 0x0800
+#define ETH_TYPE_ARP  0x0806
+#define IP_PROTO_ICMP 1
+#define IP_PROTO_UDP  17
+#define IP_FRAG_MASK  0x3FFF /* MF flag and fragment offset */
+#define REPLY_TTL     64
+#define REPLY_HDR_LEN (SA_ETH_LEN + SA_IP_LEN) /* what differs between replicas */
+
+uint32_t sa_key_hash(const struct sa_key *k)
+{
+	uint64_t a, b;
+	memcpy(&a, k, 8);
+	memcpy(&b, (const uint8_t *)k + 8, 8);
+	return rte_hash_crc_8byte(b, rte_hash_crc_8byte(a, 0x5a5a5a5a));
+}
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline const struct sa_entry *sa_lookup(const struct sa_conf *c, const uint8_t *p)
+{
+	struct sa_key k;
+	memcpy(k.mac, p + 6, 6);
+	k.zero = 0;
+	memcpy(&k.sip, p + SA_ETH_LEN + 12, 4);
+	memcpy(&k.dip, p + SA_ETH_LEN + 16, 4);
+	uint32_t h = sa_key_hash(&k);
+	for (uint32_t i = 0; i < SA_TABLE_SIZE; i++) {
+		const struct sa_entry *e = &c->table[(h + i) & (SA_TABLE_SIZE - 1)];
+		if (!e->used)
+			return NULL;
+		if (memcmp(&e->key, &k, sizeof(k)) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static inline const struct sa_session *sa_session_by_ip(const struct sa_conf *c, rte_be32_t ip)
+{
+	for (unsigned i = 0; i < c->nb_ids; i++)
+		if (c->sess[c->ids[i]].ip == ip)
+			return &c->sess[c->ids[i]];
+	return NULL;
+}
+
+static inline void ip_csum_set(uint8_t *ip)
+{
+	struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+	h->hdr_checksum = 0;
+	h->hdr_checksum = rte_ipv4_cksum(h);
+}
+
+/* Per-replica rewrite: the worker's Ethernet and IPv4 destination, and the IPv4 checksum. */
+static void sa_rewrite(struct rte_mbuf *m, uint16_t rid, uint16_t port, void *arg)
+{
+	RTE_SET_USED(port);
+	const struct sa_session *s = arg;
+	const struct sa_member *mb = &s->w[rid & (SA_WORKERS_MAX - 1)];
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(p, mb->mac, 6);
+	memcpy(p + SA_ETH_LEN + 16, &mb->ip, 4);
+	ip_csum_set(p + SA_ETH_LEN);
+}
+
+/*
+ * Turns a request into the result's headers (§A.5), leaving the destination addresses to
+ * sa_rewrite(): switch MAC and session IP as sources, fresh IPv4 header, UDP ports swapped,
+ * checksum 0, msg_type 1, pool index bit 14 cleared, the exponent maxima.
+ */
+static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const struct sa_session *s,
+                                    unsigned size, unsigned elems, struct isw_pair e)
+{
+	memcpy(p + 6, c->mac, 6);
+	uint8_t *ip = p + SA_ETH_LEN;
+	ip[0] = 0x45;
+	ip[1] = 0;
+	wr16(ip + 2, (uint16_t)(SA_IP_LEN + SA_UDP_LEN + SA_HDR_LEN + SA_EXP_LEN + 4 * elems));
+	memset(ip + 4, 0, 4); /* identification, flags, fragment offset */
+	ip[8] = REPLY_TTL;
+	ip[9] = IP_PROTO_UDP;
+	memcpy(ip + 12, &s->ip, 4);
+	uint8_t *udp = ip + SA_IP_LEN;
+	uint8_t sport[2];
+	memcpy(sport, udp, 2);
+	memcpy(udp, udp + 2, 2);
+	memcpy(udp + 2, sport, 2);
+	wr16(udp + 4, (uint16_t)(SA_UDP_LEN + SA_HDR_LEN + SA_EXP_LEN + 4 * elems));
+	wr16(udp + 6, 0);
+	struct sa_hdr *h = (struct sa_hdr *)(p + SA_HDR_OFF);
+	h->type_size = (uint8_t)(SA_MSG_TYPE << 4 | size);
+	h->pool_index[0] &= 0xBF;
+	h->e0 = (int8_t)e.lo;
+	h->e1 = (int8_t)e.hi;
+}
+
+/* ARP request for a session's IP: answered in place out of the ingress port. */
+static inline int sa_arp(struct isw_worker *w, struct rte_mbuf *m, const struct sa_conf *c,
+                         uint8_t *p, uint32_t len)
+{
+	if (len < SA_ETH_LEN + 28)
+		return ISW_PKT_NEXT;
+	uint8_t *a = p + SA_ETH_LEN;
+	static const uint8_t req[8] = {0, 1, 8, 0, 6, 4, 0, 1};
+	if (memcmp(a, req, sizeof(req)) != 0)
+		return ISW_PKT_NEXT;
+	rte_be32_t tpa;
+	memcpy(&tpa, a + 24, 4);
+	if (sa_session_by_ip(c, tpa) == NULL)
+		return ISW_PKT_NEXT;
+	a[7] = 2; /* reply */
+	uint8_t sha[6], spa[4];
+	memcpy(sha, a + 8, 6);
+	memcpy(spa, a + 14, 4);
+	memcpy(a + 8, c->mac, 6);
+	memcpy(a + 14, &tpa, 4);
+	memcpy(a + 18, sha, 6);
+	memcpy(a + 24, spa, 4);
+	memcpy(p, sha, 6);
+	memcpy(p + 6, c->mac, 6);
+	sa_gcounters[w->index].arp_replies++;
+	isw_tx(w, m, isw_meta(m)->in_port);
+	return ISW_PKT_TAKEN;
+}
+
+/* ICMP echo request to a session's IP: answered in place out of the ingress port. */
+static inline int sa_icmp(struct isw_worker *w, struct rte_mbuf *m, const struct sa_conf *c,
+                          uint8_t *p, uint32_t len)
+{
+	uint8_t *ip = p + SA_ETH_LEN;
+	uint8_t *icmp = ip + SA_IP_LEN;
+	if (len < SA_ETH_LEN + SA_IP_LEN + 8 || icmp[0] != 8 || icmp[1] != 0 ||
+	    memcmp(p, c->mac, 6) != 0)
+		return ISW_PKT_NEXT;
+	rte_be32_t dst;
+	memcpy(&dst, ip + 16, 4);
+	if (sa_session_by_ip(c, dst) == NULL)
+		return ISW_PKT_NEXT;
+	memcpy(p, p + 6, 6);
+	memcpy(p + 6, c->mac, 6);
+	memcpy(ip + 16, ip + 12, 4);
+	memcpy(ip + 12, &dst, 4);
+	ip[8] = REPLY_TTL;
+	ip_csum_set(ip);
+	/* Type 8 -> 0 lowers the first 16-bit word by 0x0800: raise the checksum by as much
+	 * (RFC 1624, in ones' complement). */
+	icmp[0] = 0;
+	uint32_t sum = (uint32_t)rd16(icmp + 2) + 0x0800;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	wr16(icmp + 2, (uint16_t)sum);
+	sa_gcounters[w->index].icmp_replies++;
+	isw_tx(w, m, isw_meta(m)->in_port);
+	return ISW_PKT_TAKEN;
+}
+
+/* Values of one (slot, set): chunk k of 64 elements is one pass over the 64 lanes. */
+static __rte_always_inline void sa_values_merge(struct isw_pass *pass, uint32_t cidx, uint8_t *vals,
+                                                unsigned elems, bool first, bool done)
+{
+	const struct isw_reg *r = sa_regs[SA_REG_VALUES];
+	for (unsigned k = 0; k < elems / SA_CHUNK; k++) {
+		if (k > 0)
+			isw_pass_recirculate(pass);
+		uint8_t *chunk = vals + 4 * SA_CHUNK * k;
+		isw_salu_vec_merge(pass, r, sa_vidx(cidx, k), chunk, SA_CHUNK, first,
+		                   done ? chunk : NULL);
+	}
+}
+
+static __rte_always_inline void sa_values_read(struct isw_pass *pass, uint32_t cidx, uint8_t *vals,
+                                               unsigned elems)
+{
+	const struct isw_reg *r = sa_regs[SA_REG_VALUES];
+	for (unsigned k = 0; k < elems / SA_CHUNK; k++) {
+		if (k > 0)
+			isw_pass_recirculate(pass);
+		isw_salu_vec_read(pass, r, sa_vidx(cidx, k), vals + 4 * SA_CHUNK * k, SA_CHUNK);
+	}
+}
+
+static __rte_always_inline int sa_process_common(struct isw_worker *w, struct rte_mbuf *m,
+                                                 struct isw_pass *pass)
+{
+	const struct sa_conf *c = ISW_RCU_LOAD(sa_conf_cur);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (unlikely(c == NULL || len < SA_ETH_LEN + SA_IP_LEN))
+		return ISW_PKT_NEXT;
+	uint16_t type = rd16(p + 12);
+	if (unlikely(type != ETH_TYPE_IPV4))
+		return type == ETH_TYPE_ARP ? sa_arp(w, m, c, p, len) : ISW_PKT_NEXT;
+	const uint8_t *ip = p + SA_ETH_LEN;
+	if (ip[0] != 0x45 || (rd16(ip + 6) & IP_FRAG_MASK) != 0)
+		return ISW_PKT_NEXT;
+	if (unlikely(ip[9] != IP_PROTO_UDP))
+		return ip[9] == IP_PROTO_ICMP ? sa_icmp(w, m, c, p, len) : ISW_PKT_NEXT;
+	if (len < SA_HDR_OFF || (rd16(ip + SA_IP_LEN + 2) & SA_UDP_PORT_MASK) != SA_UDP_PORT)
+		return ISW_PKT_NEXT;
+	if (memcmp(p, c->mac, 6) != 0)
+		return ISW_PKT_NEXT;
+	const struct sa_entry *e = sa_lookup(c, p);
+	if (unlikely(e == NULL)) {
+		sa_gcounters[w->index].unknown++;
+		return ISW_PKT_NEXT;
+	}
+
+	/* A packet of worker e->rank of session e->session from here on. */
+	const struct sa_session *s = &c->sess[e->session];
+	struct sa_counters *cnt = &sa_counters[w->index][e->session];
+	if (unlikely(len < SA_VAL_OFF)) {
+		cnt->malformed++;
+		isw_drop(w, m, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	struct sa_hdr *h = (struct sa_hdr *)(p + SA_HDR_OFF);
+	unsigned size = sa_hdr_size(h);
+	unsigned elems = sa_size_elems(size);
+	if (unlikely(elems == 0)) {
+		cnt->bad_size++;
+		isw_drop(w, m, ISW_DROP_SA_SIZE);
+		return ISW_PKT_TAKEN;
+	}
+	if (unlikely(len < sa_frame_len(elems))) {
+		cnt->malformed++;
+		isw_drop(w, m, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	uint16_t pool = sa_hdr_pool(h);
+	uint32_t slot = pool & SA_POOL_SLOT;
+	unsigned set = pool >> 15;
+	if (unlikely(slot >= s->nslots)) {
+		cnt->bad_region++;
+		isw_drop(w, m, ISW_DROP_SA_REGION);
+		return ISW_PKT_TAKEN;
+	}
+	uint32_t g = s->base + slot;
+	if (!isw_shard_claim(w, m, g))
+		return ISW_PKT_TAKEN;
+
+	isw_pass_begin(pass);
+	cnt->pkts++;
+	const struct sa_member *mb = &s->w[e->rank];
+	if (unlikely(mb->auto_port))
+		isw_salu_write(pass, sa_regs[SA_REG_LEARN],
+		               (uint32_t)(e->session - 1) * SA_WORKERS_MAX + e->rank,
+		               isw_meta(m)->in_port + 1u);
+	uint32_t bit = 1u << e->rank;
+	uint32_t before = isw_salu_pair_set_clear(pass, sa_regs[SA_REG_BITMAP], g, set, bit);
+	uint32_t cidx = sa_cidx(g, set);
+	uint8_t *vals = p + SA_VAL_OFF;
+
+	if (unlikely(before & bit)) {
+		/* Retransmission: the result if the slot is complete, else nothing yet. */
+		cnt->retx++;
+		if (isw_salu_read(pass, sa_regs[SA_REG_COUNT], cidx) != 0) {
+			cnt->retx_pending++;
+			isw_drop(w, m, ISW_DROP_SA_RETX_PENDING);
+			return ISW_PKT_TAKEN;
+		}
+		struct isw_pair ex = isw_salu_pair_read(pass, sa_regs[SA_REG_EXP], cidx);
+		sa_values_read(pass, cidx, vals, elems);
+		sa_reply_headers(p, c, s, size, elems, ex);
+		sa_rewrite(m, e->rank, 0, (void *)(uintptr_t)s);
+		cnt->retx_results++;
+		isw_tx(w, m, isw_meta(m)->in_port);
+		return ISW_PKT_TAKEN;
+	}
+
+	bool first = before == 0;
+	bool done = isw_salu_countdown(pass, sa_regs[SA_REG_COUNT], cidx, first, s->nworkers);
+	struct isw_pair ex =
+	        isw_salu_pair_max(pass, sa_regs[SA_REG_EXP], cidx, first, h->e0, h->e1);
+	sa_values_merge(pass, cidx, vals, elems, first, done);
+	cnt->contribs++;
+	if (!done) {
+		isw_consume(w, m);
+		return ISW_PKT_TAKEN;
+	}
+	cnt->completions++;
+	sa_reply_headers(p, c, s, size, elems, ex);
+	isw_mcast(w, m, s->group, ISW_MC_NO_EXCLUDE, sa_rewrite, (void *)(uintptr_t)s,
+	          REPLY_HDR_LEN);
+	return ISW_PKT_TAKEN;
+}
+
+int sa_process(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return sa_process_common(w, m, NULL);
+}
+
+int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return sa_process_common(w, m, &w->pass);
+}

@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SyncAgtr pipeline's per-packet algorithm on hand-made packets: every branch of
+ * wire-reference.md §A.4 (first, add, complete, shadow reuse, retransmission to a complete and
+ * to an incomplete slot), the result packet of §A.5, admission (unknown worker, wrong MAC,
+ * options, fragments), malformed input (bad size, truncated, out-of-region), two sessions
+ * sharing a worker host, port learning, ARP and ICMP. Runs EAL without hugepages or devices;
+ * results are read from the worker's transmit buffers.
+ *
+ * Packets are built here from the wire reference, not with the pipeline's own helpers.
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "cmd.h"
+#include "dp.h"
+#include "pipeline.h"
+#include "pre.h"
+#include "syncagtr.h"
+#include "worker.h"
+
+#define NPORTS 4
+
+static struct isw_worker *w;
+static struct isw_json out;
+
+static const uint8_t SW_MAC[6] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55};
+
+/* Session 1: 10.0.0.254, 3 workers on ports 0..2, 8 slots. Session 2: 10.0.0.253, 2 workers;
+ * its rank 0 is the host that is rank 2 of session 1. */
+static const char *const config[] = {
+        "pipeline enable syncagtr",
+        "syncagtr session add 1 ip 10.0.0.254 workers 3 slots 8",
+        "syncagtr worker add 1 0 mac 02:00:00:00:00:01 ip 10.0.0.1 port 0",
+        "syncagtr worker add 1 1 mac 02:00:00:00:00:02 ip 10.0.0.2 port 1",
+        "syncagtr worker add 1 2 mac 02:00:00:00:00:03 ip 10.0.0.3 port 2",
+        "syncagtr session add 2 ip 10.0.0.253 workers 2 slots 4",
+        "syncagtr worker add 2 0 mac 02:00:00:00:00:03 ip 10.0.0.3 port 2",
+        "syncagtr worker add 2 1 mac 02:00:00:00:00:04 ip 10.0.0.4 port 3",
+};
+
+static void run(const char *line, int expect_ok)
+{
+	int rc = isw_cmd_exec(line, &out);
+	if ((rc == 0) != expect_ok)
+		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
+}
+
+static void tx_clear(void)
+{
+	for (int p = 0; p < NPORTS; p++) {
+		for (unsigned i = 0; i < w->tx[p].n; i++)
+			rte_pktmbuf_free(w->tx[p].pkts[i]);
+		w->tx[p].n = 0;
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	char err[256];
+	w = rte_zmalloc(NULL, sizeof(*w), 64);
+	assert_non_null(w);
+	for (int p = 0; p < NPORTS; p++)
+		w->txq[p] = 0;
+	isw_dp.workers[0] = w;
+	assert_int_equal(isw_port_conf_init(), 0);
+	w->pconf = isw_port_conf_get();
+	assert_int_equal(isw_mc_init(NPORTS), 0);
+	for (int p = 0; p < NPORTS; p++)
+		isw_pre_set_port_caps((uint16_t)p, true, true);
+	assert_int_equal(isw_pipeline_init(err, sizeof(err)), 0);
+	isw_json_init(&out);
+	memset(sa_gcounters, 0, sizeof(sa_gcounters[0]));
+	for (size_t i = 0; i < RTE_DIM(config); i++)
+		run(config[i], 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tx_clear();
+	isw_pipeline_fini();
+	isw_mc_fini();
+	free(isw_dp.pconf);
+	isw_dp.pconf = NULL;
+	isw_json_free(&out);
+	rte_free(w);
+	return 0;
+}
+
+/* ---- Packets, from the wire reference ---- */
+
+struct req {
+	uint8_t host;  /* 02:00:00:00:00:<host>, 10.0.0.<host> */
+	uint8_t sw;    /* switch IP 10.0.0.<sw> */
+	unsigned size; /* size code */
+	uint16_t pool;
+	uint32_t tsi;
+	int8_t e0, e1;
+	int32_t base; /* element i = base + i */
+	uint16_t sport;
+	uint16_t len; /* frame length; 0 = what the size code needs */
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static uint16_t csum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += get16(p + i);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xFFFF) + (s >> 16);
+	return (uint16_t)s;
+}
+
+static unsigned elems_of(unsigned size)
+{
+	return size == 3 ? 256 : 64;
+}
+
+static struct rte_mbuf *mk(const struct req *r, uint16_t in_port)
+{
+	unsigned n = elems_of(r->size);
+	uint16_t len = r->len ? r->len : (uint16_t)(52 + 4 * n);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	assert_non_null(m);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
+	assert_non_null(p);
+	uint8_t full[52 + 4 * 256 + 64];
+	memset(full, 0, sizeof(full));
+	memcpy(full, SW_MAC, 6);
+	uint8_t src[6] = {2, 0, 0, 0, 0, r->host};
+	memcpy(full + 6, src, 6);
+	put16(full + 12, 0x0800);
+	uint8_t *ip = full + 14;
+	ip[0] = 0x45;
+	put16(ip + 2, (uint16_t)(38 + 4 * n));
+	ip[8] = 128;
+	ip[9] = 17;
+	put32(ip + 12, 0x0a000000u | r->host);
+	put32(ip + 16, 0x0a000000u | r->sw);
+	put16(ip + 10, (uint16_t)~csum(ip, 20));
+	uint8_t *udp = ip + 20;
+	put16(udp, r->sport ? r->sport : 4000);
+	put16(udp + 2, 0xBEE0);
+	put16(udp + 4, (uint16_t)(18 + 4 * n));
+	uint8_t *h = udp + 8;
+	h[0] = (uint8_t)(0x10 | r->size);
+	h[1] = 7; /* job number */
+	memcpy(h + 2, &r->tsi, 4);
+	put16(h + 6, r->pool);
+	h[8] = (uint8_t)r->e0;
+	h[9] = (uint8_t)r->e1;
+	for (unsigned i = 0; i < n; i++)
+		put32(h + 10 + 4 * i, (uint32_t)(r->base + (int32_t)i));
+	memcpy(p, full, len < sizeof(full) ? len : sizeof(full));
+	isw_meta(m)->in_port = in_port;
+	return m;
+}
+
+static int feed(const struct req *r, uint16_t in_port)
+{
+	return sa_process(w, mk(r, in_port));
+}
+
+static uint64_t drops(enum isw_drop d)
+{
+	return w->stats.pipeline[w->cur_id].drops[d];
+}
+
+/* Checks a result frame for worker host, of a request like r, with element i = sum(i). */
+static void check_result(struct rte_mbuf *m, const struct req *r, uint8_t host, int32_t mul,
+                         int32_t add, int8_t e0, int8_t e1, uint16_t dport)
+{
+	unsigned n = elems_of(r->size);
+	uint8_t buf[52 + 4 * 256];
+	assert_int_equal(rte_pktmbuf_pkt_len(m), 52 + 4 * n);
+	const uint8_t *p = rte_pktmbuf_read(m, 0, 52 + 4 * n, buf);
+	uint8_t dst[6] = {2, 0, 0, 0, 0, host};
+	assert_memory_equal(p, dst, 6);
+	assert_memory_equal(p + 6, SW_MAC, 6);
+	const uint8_t *ip = p + 14;
+	assert_int_equal(ip[0], 0x45);
+	assert_int_equal(ip[1], 0);
+	assert_int_equal(get16(ip + 2), 38 + 4 * n);
+	assert_int_equal(get32(ip + 4), 0);
+	assert_int_equal(ip[8], 64);
+	assert_int_equal(ip[9], 17);
+	assert_int_equal(csum(ip, 20), 0xFFFF);
+	assert_int_equal(get32(ip + 12), 0x0a000000u | r->sw);
+	assert_int_equal(get32(ip + 16), 0x0a000000u | host);
+	const uint8_t *udp = ip + 20;
+	assert_int_equal(get16(udp), 0xBEE0);
+	assert_int_equal(get16(udp + 2), dport);
+	assert_int_equal(get16(udp + 4), 18 + 4 * n);
+	assert_int_equal(get16(udp + 6), 0);
+	const uint8_t *h = udp + 8;
+	assert_int_equal(h[0], 0x10 | r->size);
+	assert_int_equal(h[1], 7);
+	assert_memory_equal(h + 2, &r->tsi, 4);
+	assert_int_equal(get16(h + 6), r->pool & 0xBFFF);
+	assert_int_equal((int8_t)h[8], e0);
+	assert_int_equal((int8_t)h[9], e1);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal((int32_t)get32(h + 10 + 4 * i),
+		                 (int32_t)((uint32_t)mul * (uint32_t)i + (uint32_t)add));
+}
+
+static unsigned tx_total(void)
+{
+	unsigned n = 0;
+	for (int p = 0; p < NPORTS; p++)
+		n += w->tx[p].n;
+	return n;
+}
+
+/* ---- Tests ---- */
+
+static void test_first_add_complete(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 5, .tsi = 0x01020304, .sport = 4001};
+	r.host = 1, r.base = 100, r.e0 = -3, r.e1 = 1;
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0); /* consumed */
+	r.host = 2, r.base = -50, r.e0 = 2, r.e1 = -9;
+	assert_int_equal(feed(&r, 1), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0);
+	r.host = 3, r.base = 7, r.e0 = -1, r.e1 = 0;
+	assert_int_equal(feed(&r, 2), ISW_PKT_TAKEN);
+	/* One replica per worker, out of its port, each with its own addresses. */
+	for (uint8_t host = 1; host <= 3; host++) {
+		assert_int_equal(w->tx[host - 1].n, 1);
+		check_result(w->tx[host - 1].pkts[0], &r, host, 3, 100 - 50 + 7, 2, 1, 4001);
+	}
+	assert_int_equal(w->tx[3].n, 0);
+	assert_int_equal(sa_counters[0][1].completions, 1);
+	assert_int_equal(sa_counters[0][1].contribs, 3);
+}
+
+static void test_first_overwrites_stale(void **state)
+{
+	(void)state;
+	/* Stale values in set 1 of slot 2: the first contribution of a round overwrites. */
+	run("register write syncagtr.values 20 0 999", 1); /* (slot 2, set 1, chunk 0) = 20 */
+	struct req r = {.sw = 254, .size = 1, .pool = 0x8002, .base = 10};
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		feed(&r, h - 1);
+	}
+	check_result(w->tx[0].pkts[0], &r, 1, 3, 30, 0, 0, 4000);
+}
+
+static void test_wraparound_add(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 1, .base = INT32_MAX - 63};
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		feed(&r, h - 1);
+	}
+	/* 3 * (INT32_MAX - 63 + i) wraps around: not saturated. */
+	check_result(w->tx[0].pkts[0], &r, 1, 3, (int32_t)(3u * (uint32_t)(INT32_MAX - 63)), 0, 0,
+	             4000);
+}
+
+static void test_retransmit_incomplete_and_complete(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 3, .base = 1, .tsi = 42};
+	r.host = 1;
+	feed(&r, 0);
+	/* Rank 0 again before the slot completes: dropped, counted. */
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(drops(ISW_DROP_SA_RETX_PENDING), 1);
+	r.host = 2;
+	feed(&r, 1);
+	r.host = 3;
+	feed(&r, 2);
+	assert_int_equal(tx_total(), 3);
+	tx_clear();
+	/* Rank 1 retransmits to the complete slot, from another port and UDP port: a unicast
+	 * result to rank 1's addresses, out of the port it came in on, to its source port. */
+	r.host = 2;
+	r.sport = 4003;
+	r.base = 1000; /* payload of a retransmission is ignored */
+	assert_int_equal(feed(&r, 3), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 1);
+	assert_int_equal(w->tx[3].n, 1);
+	check_result(w->tx[3].pkts[0], &r, 2, 3, 3, 0, 0, 4003);
+	assert_int_equal(sa_counters[0][1].retx, 2);
+	assert_int_equal(sa_counters[0][1].retx_results, 1);
+}
+
+static void test_shadow_reuse(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 4, .base = 1};
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		feed(&r, h - 1);
+	}
+	tx_clear();
+	/* Round 2 in set 1 clears each worker's bit of set 0 ... */
+	r.pool = 0x8004;
+	r.base = 5;
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		feed(&r, h - 1);
+	}
+	check_result(w->tx[0].pkts[0], &r, 1, 3, 15, 0, 0, 4000);
+	tx_clear();
+	/* ... so round 3 in set 0 is new, not a retransmission of round 1. */
+	r.pool = 4;
+	r.base = -2;
+	r.host = 1;
+	feed(&r, 0);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(drops(ISW_DROP_SA_RETX_PENDING), 0);
+	r.host = 2;
+	feed(&r, 1);
+	r.host = 3;
+	feed(&r, 2);
+	check_result(w->tx[2].pkts[0], &r, 3, 3, -6, 0, 0, 4000);
+}
+
+static void test_256_elements(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 3, .pool = 6, .base = -128, .e0 = 5};
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		feed(&r, h - 1);
+	}
+	check_result(w->tx[1].pkts[0], &r, 2, 3, -384, 5, 0, 4000);
+	/* The slot's values show through slot show, all four chunks. */
+	run("syncagtr slot show 1 6 elems 256", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"missing\":0"));
+}
+
+static void test_strict_one_access_per_pass(void **state)
+{
+	(void)state;
+	w->pass.recirc_limit = 3;
+	struct req r = {.sw = 254, .size = 3, .pool = 7, .base = 1};
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		sa_process_strict(w, mk(&r, h - 1));
+	}
+	sa_process_strict(w, mk(&r, 2)); /* retransmission path */
+	assert_int_equal(w->pass.multi_access, 0);
+	assert_int_equal(w->pass.recirc_over, 0);
+	assert_int_equal(tx_total(), 4);
+}
+
+static void test_admission(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 0, .host = 9}; /* unknown worker */
+	struct rte_mbuf *m = mk(&r, 0);
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	r.host = 1;
+	r.sw = 252; /* no such session IP */
+	m = mk(&r, 0);
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	r.sw = 253; /* host 1 is not in session 2 */
+	m = mk(&r, 0);
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	r.sw = 254;
+	m = mk(&r, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[5] = 0x56; /* wrong switch MAC */
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	m = mk(&r, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[14] = 0x46; /* IP options */
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	m = mk(&r, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[20] = 0x20; /* more fragments */
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	m = mk(&r, 0);
+	put16(rte_pktmbuf_mtod(m, uint8_t *) + 36, 0xBEF0); /* not 0xBEE0/0xFFF0 */
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	/* 0xBEEF is accepted; the reply comes from it. */
+	struct req q = {.sw = 254, .size = 1, .pool = 0, .base = 3};
+	for (uint8_t h = 1; h <= 3; h++) {
+		q.host = h;
+		m = mk(&q, h - 1);
+		put16(rte_pktmbuf_mtod(m, uint8_t *) + 36, 0xBEEF);
+		assert_int_equal(sa_process(w, m), ISW_PKT_TAKEN);
+	}
+	uint8_t b2[2];
+	assert_int_equal(get16(rte_pktmbuf_read(w->tx[0].pkts[0], 34, 2, b2)), 0xBEEF);
+	assert_int_equal(sa_gcounters[0].unknown, 3); /* host 9, and host 1 to .252 and .253 */
+	assert_int_equal(tx_total(), 3);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 0, .pool = 0, .host = 1};
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN); /* size 0 */
+	r.size = 2;
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	r.size = 7;
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	assert_int_equal(drops(ISW_DROP_SA_SIZE), 3);
+	r.size = 1;
+	r.len = 307; /* one byte short of 64 elements */
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	r.size = 3;
+	r.len = 308; /* a 256-element size code on a 64-element frame */
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	r.len = 51; /* shorter than the SwitchML header and exponents */
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 3);
+	r.size = 1;
+	r.len = 0;
+	r.pool = 8; /* session 1 has slots 0..7 */
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	r.pool = 0x4000 | 8; /* bit 14 is ignored, not a way past the region */
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	assert_int_equal(drops(ISW_DROP_SA_REGION), 2);
+	assert_int_equal(tx_total(), 0);
+	/* Nothing above touched a slot. */
+	run("syncagtr slot show 1 0", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"bitmap\":\"0x00000000\""));
+	/* Runts shorter than IPv4 are not SyncAgtr's to judge. */
+	r.len = 30;
+	struct rte_mbuf *m = mk(&r, 0);
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+}
+
+static void test_two_sessions_isolated(void **state)
+{
+	(void)state;
+	/* Host 3 is rank 2 of session 1 and rank 0 of session 2: same MAC and IP, the switch IP
+	 * tells them apart, and the same pool index lands in different switch slots. */
+	struct req a = {.sw = 254, .size = 1, .pool = 1, .host = 3, .base = 1000};
+	struct req b = {.sw = 253, .size = 1, .pool = 1, .host = 3, .base = 5};
+	feed(&a, 2);
+	feed(&b, 2);
+	b.host = 4;
+	b.base = 6;
+	feed(&b, 3);
+	/* Session 2 completes alone: results to hosts 3 and 4, sums of its own two workers. */
+	assert_int_equal(w->tx[2].n, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	check_result(w->tx[2].pkts[0], &b, 3, 2, 11, 0, 0, 4000);
+	check_result(w->tx[3].pkts[0], &b, 4, 2, 11, 0, 0, 4000);
+	/* Session 1's slot 1 still holds host 3's lone contribution. */
+	run("syncagtr slot show 1 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"bitmap\":\"0x00000004\""));
+	assert_non_null(strstr(isw_json_str(&out), "\"missing\":2"));
+	/* A pool index beyond session 2's 4 slots cannot reach session 1's. */
+	b.pool = 5;
+	feed(&b, 3);
+	assert_int_equal(drops(ISW_DROP_SA_REGION), 1);
+	run("budget show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"holder\":\"syncagtr session 2\""));
+}
+
+static void test_learned_port(void **state)
+{
+	(void)state;
+	run("syncagtr session add 3 ip 10.0.0.252 workers 2 slots 2", 1);
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port auto", 1);
+	run("syncagtr worker add 3 1 mac 02:00:00:00:00:06 ip 10.0.0.6 port 0", 1);
+	/* Registering the same worker again is fine; other addresses for its rank are not. */
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port auto", 1);
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:07 ip 10.0.0.5 port auto", 0);
+	struct req r = {.sw = 252, .size = 1, .pool = 0, .host = 5, .base = 1};
+	feed(&r, 3);
+	r.host = 6;
+	feed(&r, 0);
+	/* Before the control thread folds the learned port in, only rank 1 gets the result. */
+	assert_int_equal(w->tx[0].n, 1);
+	assert_int_equal(tx_total(), 1);
+	isw_tick_run();
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"rank\":0,\"mac\":\"02:00:00:00:00:05\","
+	                                           "\"ip\":\"10.0.0.5\",\"port\":3"));
+	tx_clear();
+	r.pool = 1;
+	feed(&r, 0);
+	r.host = 5;
+	feed(&r, 3);
+	assert_int_equal(w->tx[3].n, 1);
+	assert_int_equal(w->tx[0].n, 1);
+}
+
+static struct rte_mbuf *raw(const uint8_t *f, uint16_t len, uint16_t in_port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	assert_non_null(m);
+	char *p = rte_pktmbuf_append(m, len);
+	assert_non_null(p);
+	memcpy(p, f, len);
+	isw_meta(m)->in_port = in_port;
+	return m;
+}
+
+static void test_arp_and_icmp(void **state)
+{
+	(void)state;
+	uint8_t p[98];
+	memset(p, 0, sizeof(p));
+	memset(p, 0xff, 6);
+	uint8_t src[6] = {2, 0, 0, 0, 0, 1};
+	memcpy(p + 6, src, 6);
+	put16(p + 12, 0x0806);
+	static const uint8_t hdr[8] = {0, 1, 8, 0, 6, 4, 0, 1};
+	memcpy(p + 14, hdr, 8);
+	memcpy(p + 22, src, 6);
+	put32(p + 28, 0x0a000001);
+	put32(p + 38, 0x0a0000fd); /* who has 10.0.0.253 */
+	assert_int_equal(sa_process(w, raw(p, 60, 1)), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[1].n, 1);
+	const uint8_t *q = rte_pktmbuf_mtod(w->tx[1].pkts[0], const uint8_t *);
+	assert_memory_equal(q, src, 6);
+	assert_memory_equal(q + 6, SW_MAC, 6);
+	assert_int_equal(get16(q + 20), 2);
+	assert_memory_equal(q + 22, SW_MAC, 6);
+	assert_int_equal(get32(q + 28), 0x0a0000fd);
+	assert_memory_equal(q + 32, src, 6);
+	assert_int_equal(get32(q + 38), 0x0a000001);
+	assert_int_equal(rte_pktmbuf_pkt_len(w->tx[1].pkts[0]), 60);
+
+	/* ARP for an address that is no session's: not ours. */
+	put32(p + 38, 0x0a000063);
+	struct rte_mbuf *m = raw(p, 60, 1);
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+
+	/* ICMP echo request to 10.0.0.254, with a valid checksum: a valid echo reply. */
+	memset(p, 0, sizeof(p));
+	memcpy(p, SW_MAC, 6);
+	memcpy(p + 6, src, 6);
+	put16(p + 12, 0x0800);
+	p[14] = 0x45;
+	put16(p + 16, 84);
+	p[22] = 64;
+	p[23] = 1;
+	put32(p + 26, 0x0a000001);
+	put32(p + 30, 0x0a0000fe);
+	put16(p + 24, (uint16_t)~csum(p + 14, 20));
+	p[34] = 8;
+	for (int i = 42; i < 98; i++)
+		p[i] = (uint8_t)i;
+	put16(p + 36, (uint16_t)~csum(p + 34, 64));
+	assert_int_equal(sa_process(w, raw(p, 98, 2)), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[2].n, 1);
+	q = rte_pktmbuf_mtod(w->tx[2].pkts[0], const uint8_t *);
+	assert_memory_equal(q, src, 6);
+	assert_memory_equal(q + 6, SW_MAC, 6);
+	assert_int_equal(get32(q + 26), 0x0a0000fe);
+	assert_int_equal(get32(q + 30), 0x0a000001);
+	assert_int_equal(csum(q + 14, 20), 0xFFFF);
+	assert_int_equal(q[34], 0);
+	assert_int_equal(csum(q + 34, 64), 0xFFFF);
+	assert_int_equal(sa_gcounters[0].arp_replies, 1);
+	assert_int_equal(sa_gcounters[0].icmp_replies, 1);
+}
+
+static void test_commands_refuse_cleanly(void **state)
+{
+	(void)state;
+	run("syncagtr session add 4 ip 10.0.0.254 workers 2", 0); /* IP in use */
+	run("syncagtr session add 4 ip 10.0.0.9 workers 33", 0);  /* too many */
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 9000", 0);
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 8181", 0); /* over budget */
+	assert_non_null(strstr(isw_json_str(&out), "largest free range"));
+	run("syncagtr session add 4 ip 224.0.0.1 workers 2", 0);
+	run("syncagtr session add 65 ip 10.0.0.9 workers 2", 0);
+	run("syncagtr session add 4 ip 10.0.0.9", 0);
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 colour red", 0);
+	run("syncagtr session show 4", 0);
+	run("syncagtr worker add 1 3 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* rank */
+	run("syncagtr worker add 1 0 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* taken */
+	run("syncagtr worker add 2 1 mac 02:00:00:00:00:03 ip 10.0.0.3 port 0", 0); /* dup */
+	run("syncagtr worker add 2 1 mac 02:00:00:00:00:09 ip 10.0.0.9 port 9", 0);
+	run("syncagtr slot show 1 8", 0);
+	run("mc group destroy 65281", 0);
+	run("syncagtr switch mac 01:00:00:00:00:01", 0);
+	/* None of it changed anything. */
+	run("syncagtr session show", 1);
+	const char *s = isw_json_str(&out);
+	assert_null(strstr(s, "10.0.0.9"));
+	assert_non_null(strstr(s, "\"switch_mac\":\"00:11:22:33:44:55\""));
+	run("budget show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"used\":12"));
+	/* Deleting a session gives its slots back and stops its admission. */
+	run("syncagtr session del 2", 1);
+	run("budget show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"used\":8"));
+	struct req r = {.sw = 253, .size = 1, .pool = 0, .host = 4};
+	struct rte_mbuf *m = mk(&r, 3);
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	assert_null(isw_mc_get(SA_MC_BASE + 2));
+}
+
+static void test_reset_clears_region(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 2, .host = 1, .base = 1};
+	feed(&r, 0);
+	run("syncagtr session reset 1", 1);
+	run("syncagtr slot show 1 2", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"bitmap\":\"0x00000000\""));
+	/* After the reset, rank 0's packet is a first contribution again, not a retransmission. */
+	feed(&r, 0);
+	assert_int_equal(drops(ISW_DROP_SA_RETX_PENDING), 0);
+}
+
+int main(void)
+{
+	char *eal[] = {"test_syncagtr",    "--no-huge",           "-m", "256", "--no-pci",
+	               "--no-shconf",      "--log-level=*:error", "-l", "0",   "--file-prefix",
+	               "isw-test-syncagtr"};
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	isw_dp.pool = rte_pktmbuf_pool_create(
+	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	isw_dp.nb_ports = NPORTS;
+	isw_dp.nb_workers = 1;
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+	        T(test_first_add_complete),
+	        T(test_first_overwrites_stale),
+	        T(test_wraparound_add),
+	        T(test_retransmit_incomplete_and_complete),
+	        T(test_shadow_reuse),
+	        T(test_256_elements),
+	        T(test_strict_one_access_per_pass),
+	        T(test_admission),
+	        T(test_malformed),
+	        T(test_two_sessions_isolated),
+	        T(test_learned_port),
+	        T(test_arp_and_icmp),
+	        T(test_commands_refuse_cleanly),
+	        T(test_reset_clears_region),
+	};
+	int rc = cmocka_run_group_tests_name("syncagtr", tests, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
