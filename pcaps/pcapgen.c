@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pcapgen: writes the captures the pcap golden tests replay (pcaps/<scenario>/) and the traffic
- * of the fault-injection and benchmark tests.
+ * of the fault-injection and benchmark tests. This file: the shared helpers, the l2 scenario, seq,
+ * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenario and its benchmark traffic.
  *
  * The expected outputs of a scenario are computed here from the switch's documented behaviour,
  * never from the switch's code, so a golden test checks the switch against its specification and
@@ -18,52 +19,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <pcap/pcap.h>
-
-#define FRAME_MIN 60   /* smallest Ethernet frame, without FCS */
-#define FRAME_MAX 9014 /* jumbo frame, without FCS */
-#define COUNT_MAX 100000000UL
-#define ETH_LEN   14
-#define VLAN_LEN  4
-#define IP4_LEN   20
-#define IP6_LEN   40
-#define UDP_LEN   8
-#define ICMP_LEN  8
-#define SNAPLEN   65535
-#define TS_BASE   1700000000 /* capture time of every file: fixed, so output is reproducible */
-
-#define ETHERTYPE_IP4  0x0800
-#define ETHERTYPE_ARP  0x0806
-#define ETHERTYPE_VLAN 0x8100
-#define ETHERTYPE_IP6  0x86dd
-#define PROTO_ICMP     1
-#define PROTO_UDP      17
-#define PROTO_ICMP6    58
+#include "pcapgen.h"
 
 /* The seq frames' UDP ports; pcapcmp --seq recognises the frames by the destination port. */
 #define SEQ_SPORT 40000
 #define SEQ_DPORT 9 /* discard */
 
-/* The golden tests run the switch with one worker and --burst 32 (tests/pcap/golden.sh). */
-#define GOLDEN_BURST 32
-
-struct frame {
-	uint32_t len;
-	uint8_t b[FRAME_MAX];
-};
-
-static const char *prog = "pcapgen";
+const char *prog = "pcapgen";
 
 /* ---- Output ---------------------------------------------------------------------------- */
 
-struct writer {
-	const char *path;
-	pcap_t *p;
-	pcap_dumper_t *d;
-	uint64_t n;
-};
-
-static int writer_open(struct writer *w, const char *path)
+int writer_open(struct writer *w, const char *path)
 {
 	w->path = path;
 	w->n = 0;
@@ -82,7 +48,7 @@ static int writer_open(struct writer *w, const char *path)
 }
 
 /* Frame n of a file is stamped TS_BASE + n * 10 us. */
-static void writer_put(struct writer *w, const uint8_t *b, uint32_t len)
+void writer_put(struct writer *w, const uint8_t *b, uint32_t len)
 {
 	struct pcap_pkthdr h = {
 	        .ts.tv_sec = TS_BASE + (time_t)(w->n / 100000),
@@ -94,7 +60,7 @@ static void writer_put(struct writer *w, const uint8_t *b, uint32_t len)
 	w->n++;
 }
 
-static int writer_close(struct writer *w)
+int writer_close(struct writer *w)
 {
 	int rc = 0;
 
@@ -109,20 +75,30 @@ static int writer_close(struct writer *w)
 
 /* ---- Header builders ------------------------------------------------------------------- */
 
-static void put16(uint8_t *p, uint16_t v)
+void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
 }
 
-static void put32(uint8_t *p, uint32_t v)
+void put32(uint8_t *p, uint32_t v)
 {
 	put16(p, (uint16_t)(v >> 16));
 	put16(p + 2, (uint16_t)v);
 }
 
+uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
 /* One's-complement sum of 16-bit big-endian words; only the last chunk may have odd length. */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
+uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
 {
 	size_t i;
 
@@ -133,14 +109,14 @@ static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
 	return sum;
 }
 
-static uint16_t csum_fold(uint32_t sum)
+uint16_t csum_fold(uint32_t sum)
 {
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
 }
 
-static void eth_put(uint8_t *b, const uint8_t *dst, const uint8_t *src, uint16_t type)
+void eth_put(uint8_t *b, const uint8_t *dst, const uint8_t *src, uint16_t type)
 {
 	memcpy(b, dst, 6);
 	memcpy(b + 6, src, 6);
@@ -148,7 +124,7 @@ static void eth_put(uint8_t *b, const uint8_t *dst, const uint8_t *src, uint16_t
 }
 
 /* Deterministic filler, different per frame so a misplaced payload shows. */
-static void fill(uint8_t *p, size_t n, uint32_t seed)
+void fill(uint8_t *p, size_t n, uint32_t seed)
 {
 	size_t i;
 
@@ -156,8 +132,7 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
 }
 
-static void ip4_put(uint8_t *ip, uint8_t proto, uint32_t src, uint32_t dst, uint16_t tot_len,
-                    uint16_t id)
+void ip4_put(uint8_t *ip, uint8_t proto, uint32_t src, uint32_t dst, uint16_t tot_len, uint16_t id)
 {
 	ip[0] = 0x45;
 	ip[1] = 0;
@@ -208,17 +183,8 @@ static void udp_put(uint8_t *l4, size_t len, const uint8_t *ip, bool v6, uint16_
 
 /* ---- Frame builders -------------------------------------------------------------------- */
 
-struct udp4 {
-	const uint8_t *dst, *src;
-	uint32_t ip_src, ip_dst;
-	uint16_t sport, dport, id;
-	uint32_t seed;
-	const uint8_t *prefix; /* payload starts with these bytes; the rest is filler */
-	size_t prefix_len;
-};
-
 /* An IPv4/UDP frame of exactly size bytes (size >= ETH_LEN + IP4_LEN + UDP_LEN + prefix). */
-static void build_udp4(struct frame *f, uint32_t size, const struct udp4 *u)
+void build_udp4(struct frame *f, uint32_t size, const struct udp4 *u)
 {
 	uint8_t *ip = f->b + ETH_LEN, *l4 = ip + IP4_LEN, *pl = l4 + UDP_LEN;
 	size_t plen = size - ETH_LEN - IP4_LEN - UDP_LEN;
@@ -232,8 +198,8 @@ static void build_udp4(struct frame *f, uint32_t size, const struct udp4 *u)
 	f->len = size;
 }
 
-static void build_icmp4_echo(struct frame *f, uint32_t size, const uint8_t *dst, const uint8_t *src,
-                             uint32_t ip_src, uint32_t ip_dst, bool reply, uint16_t seq)
+void build_icmp4_echo(struct frame *f, uint32_t size, const uint8_t *dst, const uint8_t *src,
+                      uint32_t ip_src, uint32_t ip_dst, bool reply, uint16_t seq)
 {
 	uint8_t *ip = f->b + ETH_LEN, *icmp = ip + IP4_LEN;
 	size_t len = size - ETH_LEN - IP4_LEN;
@@ -251,8 +217,8 @@ static void build_icmp4_echo(struct frame *f, uint32_t size, const uint8_t *dst,
 }
 
 /* ARP request (who-has tpa, to broadcast) or reply (tpa is-at, to dst); padded to 60 bytes. */
-static void build_arp(struct frame *f, const uint8_t *dst, const uint8_t *src, uint32_t spa,
-                      uint32_t tpa, bool reply)
+void build_arp(struct frame *f, const uint8_t *dst, const uint8_t *src, uint32_t spa, uint32_t tpa,
+               bool reply)
 {
 	static const uint8_t zero[6];
 	uint8_t *a = f->b + ETH_LEN;
@@ -347,7 +313,7 @@ static void build_ip6(struct frame *f, uint32_t size, const uint8_t *dst, const 
 }
 
 /* Inserts an 802.1Q tag with the given VLAN id after the MAC addresses. */
-static void add_vlan(struct frame *f, uint16_t vid)
+void add_vlan(struct frame *f, uint16_t vid)
 {
 	memmove(f->b + 12 + VLAN_LEN, f->b + 12, f->len - 12);
 	put16(f->b + 12, ETHERTYPE_VLAN);
@@ -357,7 +323,7 @@ static void add_vlan(struct frame *f, uint16_t vid)
 
 /* ---- Argument parsing ------------------------------------------------------------------ */
 
-static int parse_mac(const char *s, uint8_t *mac)
+int parse_mac(const char *s, uint8_t *mac)
 {
 	unsigned v[6];
 	char tail;
@@ -371,14 +337,19 @@ static int parse_mac(const char *s, uint8_t *mac)
 	return 0;
 }
 
-static void mac_str(char *buf, const uint8_t *mac)
+void mac_str(char *buf, const uint8_t *mac)
 {
 	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
 	        mac[5]);
 }
 
+void ip_str(char *buf, uint32_t ip)
+{
+	sprintf(buf, "%u.%u.%u.%u", ip >> 24, ip >> 16 & 0xff, ip >> 8 & 0xff, ip & 0xff);
+}
+
 /* Strict decimal in [min, max]. */
-static int parse_num(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+int parse_num(const char *s, unsigned long min, unsigned long max, unsigned long *out)
 {
 	char *end;
 	unsigned long v;
@@ -392,14 +363,6 @@ static int parse_num(const char *s, unsigned long min, unsigned long max, unsign
 	*out = v;
 	return 0;
 }
-
-struct opts {
-	const char *cmd;
-	const char *out;
-	bool has_count, has_size, has_dst, has_flows;
-	unsigned long count, size, flows;
-	uint8_t src[6], dst[6];
-};
 
 /* Known options per subcommand: "--count" and so on; NULL-terminated. */
 static int opt_allowed(const char *const *allowed, const char *name)
@@ -433,6 +396,17 @@ static int opt_set(struct opts *o, const char *name, const char *val)
 		o->has_dst = true;
 		if (parse_mac(val, o->dst) != 0)
 			what = "a MAC address xx:xx:xx:xx:xx:xx";
+	} else if (strcmp(name, "--workers") == 0) {
+		if (parse_num(val, 1, 32, &o->workers) != 0)
+			what = "a number of workers from 1 to 32";
+	} else if (strcmp(name, "--slots") == 0) {
+		if (parse_num(val, 1, 16384, &o->slots) != 0)
+			what = "a number of slots from 1 to 16384";
+	} else if (strcmp(name, "--elems") == 0) {
+		if (parse_num(val, 64, 256, &o->elems) != 0 || (o->elems != 64 && o->elems != 256))
+			what = "64 or 256 elements";
+	} else if (strcmp(name, "--config") == 0) {
+		o->config = val;
 	}
 	if (what != NULL) {
 		fprintf(stderr, "%s %s: %s wants %s, got '%s'\n", prog, o->cmd, name, what, val);
@@ -442,7 +416,7 @@ static int opt_set(struct opts *o, const char *name, const char *val)
 }
 
 /* Parses "OUT [--opt VALUE | --opt=VALUE]..." for the seq and bench subcommands. */
-static int parse_opts(struct opts *o, int argc, char **argv, const char *const *allowed)
+int parse_opts(struct opts *o, int argc, char **argv, const char *const *allowed)
 {
 	char name[32];
 	const char *val, *eq;
@@ -484,7 +458,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *const *
 	return 0;
 }
 
-static int require(const struct opts *o, bool has, const char *name)
+int require(const struct opts *o, bool has, const char *name)
 {
 	if (!has)
 		fprintf(stderr, "%s %s: %s is required\n", prog, o->cmd, name);
@@ -492,8 +466,6 @@ static int require(const struct opts *o, bool has, const char *name)
 }
 
 /* ---- seq and bench --------------------------------------------------------------------- */
-
-#define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
 static int cmd_seq(int argc, char **argv)
 {
@@ -784,7 +756,20 @@ static void l2_build(struct frame *f, const struct l2_spec *s, unsigned idx)
 	}
 }
 
-static int write_text(const char *path, const char *text)
+/* Creates a scenario's directory (an existing one is fine). */
+int make_dir(const char *cmd, const char *dir)
+{
+	int e;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		e = errno;
+		fprintf(stderr, "%s %s: cannot create %s: %s\n", prog, cmd, dir, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int write_text(const char *path, const char *text)
 {
 	FILE *fp = fopen(path, "w");
 	int bad;
@@ -952,6 +937,9 @@ static void usage(FILE *fp)
 	        "       %s seq OUT.pcap --count N [--size BYTES] [--src MAC] [--dst MAC]\n"
 	        "       %s bench OUT.pcap --size BYTES --count N --dst MAC [--flows K]\n"
 	        "                        [--src MAC]\n"
+	        "       %s syncagtr DIR\n"
+	        "       %s syncagtr-bench OUT.pcap [--workers W] [--slots N] [--elems 64|256]\n"
+	        "                        [--config FILE]\n"
 	        "\n"
 	        "l2     the l2 golden scenario for 3 ports: DIR/in-pN.pcap (input of port N),\n"
 	        "       DIR/expect-pN.pcap (what must leave port N), DIR/config (start-up\n"
@@ -963,9 +951,18 @@ static void usage(FILE *fp)
 	        "       MAC, cycling through K distinct 5-tuples (default 1): flow k is\n"
 	        "       10.128.0.1+k:1024+(k mod 64512) -> 10.0.0.2:5000; src MAC by default\n"
 	        "       02:00:00:00:00:fe\n"
+	        "syncagtr\n"
+	        "       the SyncAgtr golden scenario for 4 ports, files as for l2\n"
+	        "syncagtr-bench\n"
+	        "       SwitchML packets from W workers (default 8; MAC 02:00:00:00:01:rr, IP\n"
+	        "       10.0.1.r+1) to 00:11:22:33:44:55 / 10.0.0.254, session 1: slots\n"
+	        "       0..N-1 (default 256) set 0, then set 1, each from every worker, so\n"
+	        "       that a replay in a loop aggregates correctly for ever; W*N*2 frames of\n"
+	        "       64 (default) or 256 elements; tsi = frame number. The switch's config\n"
+	        "       (workers on port 1) goes to stdout, or to FILE with --config\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -984,6 +981,10 @@ int main(int argc, char **argv)
 		return cmd_seq(argc - 2, argv + 2);
 	if (strcmp(argv[1], "bench") == 0)
 		return cmd_bench(argc - 2, argv + 2);
+	if (strcmp(argv[1], "syncagtr") == 0)
+		return cmd_syncagtr(argc - 2, argv + 2);
+	if (strcmp(argv[1], "syncagtr-bench") == 0)
+		return cmd_syncagtr_bench(argc - 2, argv + 2);
 	fprintf(stderr, "%s: unknown subcommand '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;
