@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer harness for the SyncAgtr packet entry point. Each input is one frame (its first
+ * byte picks the ingress port and the fast or strict build) offered to the pipeline on a switch
+ * with two sessions: session 1 (10.0.0.254, 3 workers, slots 0..7 of the switch) and session 2
+ * (10.0.0.253, 2 workers, slots 8..11). Besides the sanitizers' checks, after every input:
+ *   - a frame the pipeline did not take is still there to pass on;
+ *   - nothing outside the two sessions' slot regions was written (no packet can reach memory
+ *     that belongs to nobody, or to a session it is not part of beyond its region);
+ *   - every frame sent is at least as long as an Ethernet header.
+ *
+ * FUZZ_SEEDS=DIR writes valid frames of every kind to DIR and exits (run.sh makes the corpus
+ * this way, so the fuzzer starts from admitted packets).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "cmd.h"
+#include "dp.h"
+#include "pipeline.h"
+#include "pre.h"
+#include "syncagtr.h"
+#include "worker.h"
+
+#define NPORTS     4
+#define USED_SLOTS 12
+#define FRAME_MAX  1600
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static struct isw_worker w;
+static struct isw_json out;
+
+static const char *const config[] = {
+        "pipeline enable syncagtr",
+        "syncagtr session add 1 ip 10.0.0.254 workers 3 slots 8",
+        "syncagtr worker add 1 0 mac 02:00:00:00:00:01 ip 10.0.0.1 port 0",
+        "syncagtr worker add 1 1 mac 02:00:00:00:00:02 ip 10.0.0.2 port 1",
+        "syncagtr worker add 1 2 mac 02:00:00:00:00:03 ip 10.0.0.3 port auto",
+        "syncagtr session add 2 ip 10.0.0.253 workers 2 slots 4",
+        "syncagtr worker add 2 0 mac 02:00:00:00:00:03 ip 10.0.0.3 port 2",
+        "syncagtr worker add 2 1 mac 02:00:00:00:00:04 ip 10.0.0.4 port 3",
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* A SwitchML frame of host h to switch IP 10.0.0.sw; returns its length. */
+static size_t seed_frame(uint8_t *f, uint8_t h, uint8_t sw, unsigned size, uint16_t pool)
+{
+	unsigned n = size == 3 ? 256 : 64;
+	size_t len = 52 + 4 * n;
+	memset(f, 0, len);
+	const uint8_t mac[6] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55};
+	memcpy(f, mac, 6);
+	f[6] = 2, f[11] = h;
+	put16(f + 12, 0x0800);
+	f[14] = 0x45;
+	put16(f + 16, (uint16_t)(38 + 4 * n));
+	f[22] = 64, f[23] = 17;
+	f[26] = 10, f[29] = h;
+	f[30] = 10, f[33] = sw;
+	put16(f + 34, 4000);
+	put16(f + 36, 0xBEE0);
+	put16(f + 38, (uint16_t)(18 + 4 * n));
+	f[42] = (uint8_t)(0x10 | size);
+	put16(f + 48, pool);
+	for (unsigned i = 0; i < n; i++)
+		f[52 + 4 * i + 3] = (uint8_t)i;
+	return len;
+}
+
+static void write_seeds(const char *dir)
+{
+	uint8_t f[FRAME_MAX];
+	unsigned k = 0;
+	for (uint8_t h = 1; h <= 4; h++) {
+		for (unsigned size = 1; size <= 3; size += 2) {
+			uint8_t sw = h == 4 ? 253 : 254;
+			size_t len = seed_frame(f + 1, h, sw, size, (uint16_t)(h & 1 ? 0x8001 : 1));
+			f[0] = (uint8_t)(h - 1);
+			char path[512];
+			snprintf(path, sizeof(path), "%s/seed-sa-%u", dir, k++);
+			FILE *fp = fopen(path, "wb");
+			if (fp == NULL || fwrite(f, 1, len + 1, fp) != len + 1)
+				exit(1);
+			fclose(fp);
+		}
+	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *seeds = getenv("FUZZ_SEEDS");
+	if (seeds != NULL) {
+		write_seeds(seeds);
+		exit(0);
+	}
+	char *eal[] = {"fuzz_syncagtr",    "--no-huge",           "-m", "256", "--no-pci",
+	               "--no-shconf",      "--log-level=*:error", "-l", "0",   "--file-prefix",
+	               "isw-fuzz-syncagtr"};
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
+		abort();
+	isw_dp.pool = rte_pktmbuf_pool_create(
+	        "fuzz", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (isw_dp.pool == NULL)
+		abort();
+	isw_dp.nb_ports = NPORTS;
+	isw_dp.nb_workers = 1;
+	isw_dp.workers[0] = &w;
+	for (int p = 0; p < NPORTS; p++)
+		w.txq[p] = 0;
+	w.pass.recirc_limit = 3;
+	char err[256];
+	if (isw_port_conf_init() < 0 || isw_mc_init(NPORTS) < 0 ||
+	    isw_pipeline_init(err, sizeof(err)) < 0)
+		abort();
+	w.pconf = isw_port_conf_get();
+	for (int p = 0; p < NPORTS; p++)
+		isw_pre_set_port_caps((uint16_t)p, p != 1, p != 2);
+	isw_json_init(&out);
+	for (size_t i = 0; i < RTE_DIM(config); i++)
+		if (isw_cmd_exec(config[i], &out) != 0)
+			abort();
+	return 0;
+}
+
+/* No cell of a per-slot array outside the sessions' regions may ever be non-zero. */
+static void check_regions(void)
+{
+	static const enum sa_reg regs[] = {SA_REG_BITMAP, SA_REG_COUNT, SA_REG_EXP};
+	static const uint32_t per_slot[] = {1, 2, 2};
+	for (size_t i = 0; i < RTE_DIM(regs); i++) {
+		const struct isw_reg *r = sa_regs[regs[i]];
+		const uint64_t *c = (const uint64_t *)r->cells.u32;
+		size_t from = (size_t)USED_SLOTS * per_slot[i] * r->lanes / 2;
+		size_t to = (size_t)r->size * r->lanes / 2;
+		uint64_t any = 0;
+		for (size_t k = from; k < to; k++)
+			any |= c[k];
+		if (any != 0)
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1 || size > FRAME_MAX)
+		return 0;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	if (m == NULL)
+		abort();
+	char *p = rte_pktmbuf_append(m, (uint16_t)(size - 1));
+	if (p == NULL && size > 1)
+		abort();
+	if (size > 1)
+		memcpy(p, data + 1, size - 1);
+	isw_meta(m)->in_port = data[0] % NPORTS;
+	bool strict = data[0] & 0x80;
+	int rc = strict ? sa_process_strict(&w, m) : sa_process(&w, m);
+	if (rc == ISW_PKT_NEXT) {
+		if (rte_pktmbuf_data_len(m) != size - 1)
+			abort();
+		rte_pktmbuf_free(m);
+	}
+	for (int port = 0; port < NPORTS; port++) {
+		for (unsigned i = 0; i < w.tx[port].n; i++) {
+			if (rte_pktmbuf_pkt_len(w.tx[port].pkts[i]) < 14)
+				abort();
+			rte_pktmbuf_free(w.tx[port].pkts[i]);
+		}
+		w.tx[port].n = 0;
+	}
+	if ((data[0] & 0x0c) == 0x0c)
+		isw_tick_run(); /* fold learned ports in now and then */
+	check_regions();
+	return 0;
+}
