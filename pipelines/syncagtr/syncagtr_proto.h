@@ -20,15 +20,15 @@
 #define SA_ETH_LEN 14u
 #define SA_IP_LEN  20u
 #define SA_UDP_LEN 8u
-#define SA_HDR_OFF (SA_ETH_LEN + SA_IP_LEN + SA_UDP_LEN) /* 42 */
+#define SA_HDR_OFF (SA_ETH_LEN + SA_IP_LEN + SA_UDP_LEN)  /* 42 */
 #define SA_HDR_LEN 8u                                     /* SwitchML header */
 #define SA_EXP_LEN 2u                                     /* e0, e1 */
 #define SA_VAL_OFF (SA_HDR_OFF + SA_HDR_LEN + SA_EXP_LEN) /* 52 */
 
 /* Size codes (byte 42, bits 2..0) and what they mean. Codes 0 and 2 are not supported. */
-#define SA_SIZE_64  1u /* 64 elements, 308-byte frame */
-#define SA_SIZE_256 3u /* 256 elements, 1076-byte frame */
-#define SA_CHUNK    64u /* elements per pass; a 256-element packet makes four passes */
+#define SA_SIZE_64   1u  /* 64 elements, 308-byte frame */
+#define SA_SIZE_256  3u  /* 256 elements, 1076-byte frame */
+#define SA_CHUNK     64u /* elements per pass; a 256-element packet makes four passes */
 #define SA_ELEMS_MAX 256u
 
 /* Elements for a size code, or 0 if the switch does not support it. */
@@ -50,12 +50,12 @@ static inline unsigned sa_frame_len(unsigned elems)
 
 /* The 8-byte SwitchML header plus the exponents, as laid out from byte 42. */
 struct sa_hdr {
-	uint8_t type_size;   /* msg_type << 4 | size */
-	uint8_t job_number;  /* low 8 bits of the client's job id; echoed */
-	uint8_t tsi[4];      /* client packet id, opaque (little-endian on x86 clients); echoed */
+	uint8_t type_size;     /* msg_type << 4 | size */
+	uint8_t job_number;    /* low 8 bits of the client's job id; echoed */
+	uint8_t tsi[4];        /* client packet id, opaque (little-endian on x86 clients); echoed */
 	uint8_t pool_index[2]; /* big-endian */
-	int8_t e0;           /* exponent of the block (float32 jobs) */
-	int8_t e1;           /* unused by clients; max-ed like e0 */
+	int8_t e0;             /* exponent of the block (float32 jobs) */
+	int8_t e1;             /* unused by clients; max-ed like e0 */
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct sa_hdr) == SA_HDR_LEN + SA_EXP_LEN, "SwitchML header is 10 bytes");
