@@ -402,50 +402,64 @@ static void counters_json(struct isw_json *j, unsigned id)
 		t.bad_size += x->bad_size;
 		t.malformed += x->malformed;
 	}
-	isw_json_obj_open(j, "counters");
+	isw_json_obj_open(j, NULL);
+	isw_json_u64(j, "session", id);
 	isw_json_u64(j, "pkts", t.pkts);
 	isw_json_u64(j, "contributions", t.contribs);
 	isw_json_u64(j, "completions", t.completions);
 	isw_json_u64(j, "retransmits", t.retx);
 	isw_json_u64(j, "retransmit_results", t.retx_results);
-	isw_json_u64(j, "drop_retransmit_pending", t.retx_pending);
+	isw_json_u64(j, "drop_retx_pending", t.retx_pending);
 	isw_json_u64(j, "drop_region", t.bad_region);
 	isw_json_u64(j, "drop_size", t.bad_size);
 	isw_json_u64(j, "drop_malformed", t.malformed);
 	isw_json_obj_close(j);
 }
 
+static unsigned members_of(const struct sa_session *s)
+{
+	unsigned n = 0;
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
+		n += s->w[r].valid;
+	return n;
+}
+
 static void session_json(struct isw_json *j, const struct sa_session *s)
 {
-	char buf[INET_ADDRSTRLEN], mbuf[32];
+	char buf[INET_ADDRSTRLEN];
 	isw_json_obj_open(j, NULL);
 	isw_json_u64(j, "session", s->id);
 	isw_json_str_kv(j, "ip", ip_str(s->ip, buf));
 	isw_json_u64(j, "workers", s->nworkers);
+	isw_json_u64(j, "registered", members_of(s));
 	isw_json_u64(j, "slots", s->nslots);
 	isw_json_u64(j, "first_slot", s->base);
 	isw_json_u64(j, "group", s->group);
-	isw_json_arr_open(j, "members");
+	isw_json_obj_close(j);
+}
+
+static void members_json(struct isw_json *j, const struct sa_session *s)
+{
+	char buf[INET_ADDRSTRLEN], mbuf[32];
 	for (unsigned r = 0; r < SA_WORKERS_MAX; r++) {
 		const struct sa_member *m = &s->w[r];
 		if (!m->valid)
 			continue;
 		isw_json_obj_open(j, NULL);
+		isw_json_u64(j, "session", s->id);
 		isw_json_u64(j, "rank", r);
 		isw_json_str_kv(j, "mac", isw_fmt_mac(m->mac, mbuf));
 		isw_json_str_kv(j, "ip", ip_str(m->ip, buf));
 		if (m->port == SA_PORT_AUTO)
-			isw_json_str_kv(j, "port", "auto (not seen yet)");
+			isw_json_str_kv(j, "port", "not seen yet");
 		else
 			isw_json_u64(j, "port", m->port);
 		isw_json_bool(j, "learned", m->auto_port);
 		isw_json_obj_close(j);
 	}
-	isw_json_arr_close(j);
-	counters_json(j, s->id);
-	isw_json_obj_close(j);
 }
 
+/* Sessions, their members and their counters: three tables. */
 static int cmd_session_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id = 0;
@@ -459,6 +473,16 @@ static int cmd_session_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	for (unsigned i = 1; i <= SA_SESSIONS_MAX; i++)
 		if (master.sess[i].valid && (id == 0 || id == i))
 			session_json(c->out, &master.sess[i]);
+	isw_json_arr_close(c->out);
+	isw_json_arr_open(c->out, "members");
+	for (unsigned i = 1; i <= SA_SESSIONS_MAX; i++)
+		if (master.sess[i].valid && (id == 0 || id == i))
+			members_json(c->out, &master.sess[i]);
+	isw_json_arr_close(c->out);
+	isw_json_arr_open(c->out, "counters");
+	for (unsigned i = 1; i <= SA_SESSIONS_MAX; i++)
+		if (master.sess[i].valid && (id == 0 || id == i))
+			counters_json(c->out, i);
 	isw_json_arr_close(c->out);
 	if (id == 0) {
 		struct sa_global_counters g = {0};

@@ -522,6 +522,9 @@ static void test_learned_port(void **state)
 	run("syncagtr session show 3", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"rank\":0,\"mac\":\"02:00:00:00:00:05\","
 	                                           "\"ip\":\"10.0.0.5\",\"port\":3"));
+	run("syncagtr session show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"session\":3,\"pkts\":2,\"contributions\":2,"
+	                                           "\"completions\":1"));
 	tx_clear();
 	r.pool = 1;
 	feed(&r, 0);
