@@ -43,11 +43,15 @@ WIRE_OVERHEAD=24
 #   add_case NAME GENERATOR DAEMON_OPTS CONFIG [BASELINE]
 #
 #   GENERATOR    the command that writes the case's traffic; the word "pcapgen" stands for the
-#                built generator and the word "{pcap}" for the file it must write
+#                built generator, the word "{pcap}" for the file it must write and the word
+#                "{cfg}" for a file of start-up commands it may write (they run after CONFIG's)
 #   DAEMON_OPTS  extra inswitch options after "--" (e.g. "--pipeline NAME"); may be empty
 #   CONFIG       start-up control commands (--config), separated by ";"
 #   BASELINE     the case this one is compared with: a passthrough of the same traffic (§7 asks
 #                for the ratio "on the same traffic"); default the first case
+#
+# An aggregation case also sets CASE_ELEMS[NAME] to the elements each input frame carries: the
+# report then gives its aggregated elements per second (input frames/s x elements).
 #
 # Traffic enters on port 0 and must leave by port 1: Mpps counts what port 1 sends. The first
 # case, l2, is the passthrough every case is also compared with (ratio_to_l2). Frame sizes are
@@ -63,8 +67,14 @@ define_cases() {
 	# the passthrough the aggregation cases are compared with.
 	add_case l2-308 "pcapgen bench {pcap} --size 308 --count $FRAMES --dst $BENCH_DST" \
 		"" "l2 add $BENCH_DST 1"
-	# The INC pipelines go here, each with its own traffic, config and baseline, e.g.
-	#   add_case syncagtr "pcapgen <its traffic> {pcap} ..." "--pipeline syncagtr" "...; ..." l2-308
+	# SyncAgtr: SwitchML packets of 64 elements (308 bytes) from 8 workers of one session, slots
+	# 0..255 set 0 then set 1, so the replayed capture aggregates correctly for ever (pcaps/README.md).
+	# The workers are registered on port 1, so each completion's 8 replicas go out to net_null:
+	# 8 frames out per 8 in. 8 x 256 x 2 = 4096 frames, as for l2 (see --mbufs below).
+	add_case syncagtr \
+		"pcapgen syncagtr-bench {pcap} --workers 8 --slots 256 --elems 64 --config {cfg}" \
+		"--pipeline syncagtr" "" l2-308
+	CASE_ELEMS[syncagtr]=64
 }
 
 # A reference, not inswitch: dpdk-testpmd io forwarding of the l2 traffic (--testpmd).
@@ -75,7 +85,7 @@ define_reference_cases() {
 
 # ------------------------------------------------------------------------------------------------
 CASES=()
-declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_BASE CASE_RUNNER CASE_PCAP
+declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_BASE CASE_RUNNER CASE_PCAP CASE_ELEMS
 START_DATE=$(date -u '+%Y-%m-%dT%H:%M:%SZ')
 TMP=""
 RESULTS=""    # one JSON line per measurement, appended by measure_*
@@ -89,6 +99,7 @@ add_case() {
 	CASE_BASE[$1]=${5:-${CASES[0]}}
 	[ -n "${CASE_GEN[${CASE_BASE[$1]}]+x}" ] || die "$1: baseline ${CASE_BASE[$1]} is not defined before it"
 	CASE_RUNNER[$1]=inswitch
+	CASE_ELEMS[$1]=0
 }
 
 die() {
@@ -177,15 +188,20 @@ make_traffic() {
 	local c w words
 	for c in "${CASES[@]}"; do
 		CASE_PCAP[$c]=$TMP/$c.pcap
+		: >"$TMP/$c.gen.cfg"
 		read -ra words <<<"${CASE_GEN[$c]}"
 		for w in "${!words[@]}"; do
 			case ${words[$w]} in
 			pcapgen) words[w]=$PCAPGEN ;;
 			"{pcap}") words[w]=${CASE_PCAP[$c]} ;;
+			"{cfg}") words[w]=$TMP/$c.gen.cfg ;;
 			esac
 		done
 		"${words[@]}" >&2 || die "$c: traffic generator failed: ${CASE_GEN[$c]}"
-		tr ';' '\n' <<<"${CASE_CONFIG[$c]}" | sed 's/^ *//' >"$TMP/$c.cfg"
+		{
+			tr ';' '\n' <<<"${CASE_CONFIG[$c]}" | sed 's/^ *//'
+			cat "$TMP/$c.gen.cfg"
+		} >"$TMP/$c.cfg"
 	done
 }
 
@@ -254,7 +270,7 @@ measure_inswitch() {
 		| {case: $c, runner: "inswitch", run: $run, elapsed_s: $t,
 		   tx_pkts: $pkts, tx_bytes: $bytes, rx_pkts: .ports[0].rx_pkts,
 		   frame_bytes: (if $pkts > 0 then $bytes / $pkts else 0 end),
-		   mpps: ($pkts / $t / 1e6),
+		   mpps: ($pkts / $t / 1e6), in_mpps: (.ports[0].rx_pkts / $t / 1e6),
 		   gbps_l2: ($bytes * 8 / $t / 1e9),
 		   gbps_wire: (($bytes + $ovh * $pkts) * 8 / $t / 1e9),
 		   drops: ([.drops[].count] | add // 0),
@@ -299,9 +315,10 @@ measure_testpmd() {
 		| .[1 + $w : 1 + $w + $s] as $rows
 		| ($rows | map(.[0]) | add / length) as $pps
 		| ($rows | map(if .[2] > 0 then .[3] / .[2] / 8 else 0 end) | add / length) as $fb
+		| ($rows | map(.[2]) | add / length) as $rpps
 		| {case: $c, runner: "testpmd", run: $run, elapsed_s: $s,
 		   tx_pkts: ($pps * $s | floor), tx_bytes: ($pps * $s * $fb | floor), rx_pkts: null,
-		   frame_bytes: $fb, mpps: ($pps / 1e6),
+		   frame_bytes: $fb, mpps: ($pps / 1e6), in_mpps: ($rpps / 1e6),
 		   gbps_l2: ($pps * $fb * 8 / 1e9), gbps_wire: ($pps * ($fb + $ovh) * 8 / 1e9),
 		   drops: ($rows[-1][1] - $rows[0][1]), drop_reasons: ""}' >>"$RESULTS"
 }
@@ -310,11 +327,15 @@ measure_testpmd() {
 # The report: header, table, per-run figures, one JSON line.
 
 summarize() {
-	local order bases c
+	local order bases elems c
 	order=$(printf '%s\n' "${CASES[@]}" | jq -R . | jq -sc .)
 	bases=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_BASE[$c]}"; done |
 		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add')
-	jq -sc --argjson order "$order" --argjson bases "$bases" --arg l2 "${CASES[0]}" \
+	elems=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_ELEMS[$c]}"; done |
+		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t")
+		         | {(.[0]): (.[1] | tonumber)}) | add')
+	jq -sc --argjson order "$order" --argjson bases "$bases" --argjson elems "$elems" \
+		--arg l2 "${CASES[0]}" \
 		--argjson runs "$RUNS" --argjson seconds "$MEASURE_S" --argjson warmup "$WARMUP_S" \
 		--argjson lcore "$LCORE" --arg date "$START_DATE" \
 		--argjson nproc "$(nproc)" --arg cpu "$(cpu_model)" --arg dpdk "$(dpdk_version)" \
@@ -329,6 +350,10 @@ summarize() {
 		      runs: length, mpps: map(.mpps | r3),
 		      median_mpps: (map(.mpps) | median | r3),
 		      min_mpps: (map(.mpps) | min | r3), max_mpps: (map(.mpps) | max | r3),
+		      median_in_mpps: (map(.in_mpps) | median | r3),
+		      elems_per_pkt: $elems[$c],
+		      median_melems: (if $elems[$c] > 0
+		                      then map(.in_mpps * $elems[$c]) | median | r3 else null end),
 		      median_gbps_l2: (map(.gbps_l2) | median | r3),
 		      median_gbps_wire: (map(.gbps_wire) | median | r3),
 		      drops: (map(.drops) | add),
@@ -352,8 +377,10 @@ report() {
 	       "runs: \(.runs) per case, interleaved; each a fresh daemon, \(.warmup_s) s warm-up,"
 	       + " then \(.seconds) s measured from \"stats reset\""' <<<"$s"
 	cat <<EOF
-Mpps: frames sent out of port 1 / elapsed (the daemon's TSC). Gbit/s L2: their bytes without FCS
-x 8 / elapsed. Gbit/s wire: plus $WIRE_OVERHEAD B per frame (FCS 4, preamble+SFD 8, inter-frame gap 12).
+Mpps: frames sent out of port 1 / elapsed (the daemon's TSC); in_Mpps: frames received on port 0
+/ elapsed; Melem/s: in_Mpps x the elements each input frame carries (aggregation cases). Gbit/s
+L2: bytes sent without FCS x 8 / elapsed. Gbit/s wire: plus $WIRE_OVERHEAD B per frame (FCS 4,
+preamble+SFD 8, inter-frame gap 12).
 drops: frames the switch dropped, any reason (e.g. tx-full: port 1 did not take a whole burst);
 summed over the runs, should be 0.
 NOTE: a shared, noisy machine (CPU speed can swing 2x): only the ratios within one report are
@@ -361,13 +388,16 @@ comparable; do not compare absolute Mpps between reports.
 
 EOF
 	jq -r '.cases[] | [.name, .frame_bytes, .runs, .median_mpps, .min_mpps, .max_mpps,
+	                   .median_in_mpps, .median_melems,
 	                   .median_gbps_l2, .median_gbps_wire, .ratio_to_l2, .ratio_to_baseline,
 	                   .baseline, .drops] | @tsv' <<<"$s" |
-		awk -F'\t' 'BEGIN { f = "%-12s %5s %4s %8s %6s %6s %8s %9s %6s %7s %-8s %6s\n"
-		                    printf f, "case", "frame", "runs", "med_Mpps", "min", "max",
-		                           "Gb/s_L2", "Gb/s_wire", "vs_l2", "vs_base", "base", "drops" }
-		             { printf "%-12s %5d %4d %8.2f %6.2f %6.2f %8.2f %9.2f %6.3f %7.3f %-8s %6d\n",
-		                      $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }'
+		awk -F'\t' 'BEGIN { f = "%-12s %5s %4s %8s %6s %6s %7s %8s %8s %9s %6s %7s %-8s %6s\n"
+		                    printf f, "case", "frame", "runs", "med_Mpps", "min", "max", "in_Mpps",
+		                           "Melem/s", "Gb/s_L2", "Gb/s_wire", "vs_l2", "vs_base", "base",
+		                           "drops" }
+		             { el = $8 == "" ? "-" : sprintf("%.1f", $8)
+		               printf "%-12s %5d %4d %8.2f %6.2f %6.2f %7.2f %8s %8.2f %9.2f %6.3f %7.3f %-8s %6d\n",
+		                      $1, $2, $3, $4, $5, $6, $7, el, $9, $10, $11, $12, $13, $14 }'
 	jq -r '"(vs_l2: median Mpps / median Mpps of \(.passthrough), the 64-byte passthrough; vs_base: / that"
 	       + " of base,",
 	       " the passthrough of the same traffic; both from this invocation. frame: bytes without FCS)",
