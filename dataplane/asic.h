@@ -272,22 +272,21 @@ static inline struct isw_pair isw_salu_pair_max(struct isw_pass *p, const struct
 }
 
 /*
- * Countdown of missing contributors: when first, stores n - 1; otherwise decrements, never
- * below zero. Returns true when the cell reaches zero on this call (the contribution that
- * completes), false when it was already zero or is still above it.
+ * Countdown of missing contributors: when first, or when the cell is already zero (a new
+ * contribution to a round that completed: a new count starts, as SwitchML's workers_counter
+ * does), stores n - 1; otherwise decrements. Returns true when the cell is zero afterwards
+ * (the contribution that completes the round).
  */
 static inline bool isw_salu_countdown(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
                                       bool first, uint32_t n)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_cell(r, idx);
-	if (first) {
+	if (first || *c == 0)
 		*c = n - 1;
-		return *c == 0;
-	}
-	if (*c == 0)
-		return false;
-	return --*c == 0;
+	else
+		--*c;
+	return *c == 0;
 }
 
 /* ---- SALU operations on vector registers. ----

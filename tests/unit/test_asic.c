@@ -1430,9 +1430,9 @@ static void test_countdown(void **state)
 	assert_int_equal(isw_reg_get(r, 1, 0), 2);
 	assert_false(isw_salu_countdown(NULL, r, 1, false, 3));
 	assert_true(isw_salu_countdown(NULL, r, 1, false, 3));
-	/* Already complete: stays at zero and does not complete again. */
+	/* A contribution to a complete round starts a new count; it does not complete again. */
 	assert_false(isw_salu_countdown(NULL, r, 1, false, 3));
-	assert_int_equal(isw_reg_get(r, 1, 0), 0);
+	assert_int_equal(isw_reg_get(r, 1, 0), 2);
 	/* One contributor completes on its first packet. */
 	assert_true(isw_salu_countdown(NULL, r, 2, true, 1));
 	reg_del(r);

@@ -360,6 +360,31 @@ static void test_shadow_reuse(void **state)
 	check_result(w->tx[2].pkts[0], &r, 3, 3, -6, 0, 0, 4000);
 }
 
+static void test_late_contribution_to_complete_round(void **state)
+{
+	(void)state;
+	struct req r = {.sw = 254, .size = 1, .pool = 5, .base = 1};
+	for (uint8_t h = 1; h <= 3; h++) {
+		r.host = h;
+		feed(&r, h - 1);
+	}
+	tx_clear();
+	/* Rank 0 moves on to set 1 (clearing its set-0 bit), then its set-0 packet comes again:
+	 * a new contribution to a round that completed. It starts a new count ... */
+	r.host = 1;
+	r.pool = 0x8005;
+	feed(&r, 0);
+	r.pool = 5;
+	feed(&r, 0);
+	assert_int_equal(tx_total(), 0);
+	/* ... so rank 1's retransmission of that round is not answered with a sum that counted
+	 * rank 0 twice: it waits (dropped), as with SwitchML. */
+	r.host = 2;
+	assert_int_equal(feed(&r, 1), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(drops(ISW_DROP_SA_RETX_PENDING), 1);
+}
+
 static void test_256_elements(void **state)
 {
 	(void)state;
@@ -679,6 +704,7 @@ int main(void)
 	        T(test_wraparound_add),
 	        T(test_retransmit_incomplete_and_complete),
 	        T(test_shadow_reuse),
+	        T(test_late_contribution_to_complete_round),
 	        T(test_256_elements),
 	        T(test_strict_one_access_per_pass),
 	        T(test_admission),
