@@ -23,6 +23,7 @@ void sa_config_default(struct sa_config *cfg)
 	cfg->timeout_ms = 20;
 	cfg->timeout_max_ms = 1000;
 	cfg->give_up_s = 20;
+	cfg->guard_ms = 3;
 }
 
 unsigned sa_config_slots(const struct sa_config *cfg)
@@ -52,6 +53,8 @@ int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen)
 		why = "timeouts must satisfy 1 <= timeout <= timeout cap";
 	else if (cfg->give_up_s < 1)
 		why = "give-up time must be at least 1 s";
+	else if (cfg->guard_ms > 10000)
+		why = "guard must be at most 10000 ms";
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "%s", why);
@@ -261,6 +264,36 @@ float sa_gen_f32(uint64_t seed, unsigned rank, uint64_t idx)
 	if ((idx >> 12) % 13 == 7)
 		return 0.0f;
 	return (float)((h & 1 ? -1.0 : 1.0) * ldexp(0.5 + frac / 2, m));
+}
+
+/* Word j of the barrier pattern, the same on every worker. */
+static uint32_t barrier_word(unsigned j)
+{
+	return (uint32_t)mix64(0x5341424152524945ull ^ j); /* "SABARRIE" */
+}
+
+void sa_barrier_values(int32_t *v, unsigned elems, unsigned rank)
+{
+	unsigned j;
+
+	v[0] = (int32_t)(1u << rank);
+	for (j = 1; j < elems; j++)
+		v[j] = (int32_t)barrier_word(j);
+}
+
+int sa_barrier_check(const struct sa_pkt *p, unsigned elems, unsigned workers)
+{
+	int32_t got[SA_ELEMS_MAX];
+	uint32_t all = workers == 32 ? UINT32_MAX : (1u << workers) - 1;
+	unsigned j;
+
+	sa_pkt_get_i32(got, p, elems);
+	if ((uint32_t)got[0] != all)
+		return 0;
+	for (j = 1; j < elems; j++)
+		if ((uint32_t)got[j] != workers * barrier_word(j))
+			return 0;
+	return 1;
 }
 
 void sa_gen(uint64_t seed, unsigned rank, enum sa_dtype type, void *dst, uint64_t first, size_t n)

@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
@@ -179,9 +180,11 @@ static int reply_ok(const char *reply)
 	return strncmp(reply, "{\"ok\":true", 10) == 0;
 }
 
-/* Runs cmd; 0 when ok (or "exists" with exists_ok), else -EIO and the reason in err. */
-static int ctl_run(const char *path, const char *cmd, int exists_ok, FILE *log, char *err,
-                   size_t errlen)
+/*
+ * Runs cmd. 0 when ok; when refused with a message containing "exists", 1 (the caller checks
+ * whether what exists is compatible); otherwise -EIO, -errno, with the reason in err.
+ */
+static int ctl_run(const char *path, const char *cmd, FILE *log, char *err, size_t errlen)
 {
 	char reply[4096], msg[512];
 	int rc;
@@ -193,65 +196,116 @@ static int ctl_run(const char *path, const char *cmd, int exists_ok, FILE *log, 
 	}
 	if (reply_ok(reply)) {
 		if (log)
-			fprintf(log, "ctl: %s: ok\n", cmd);
+			fprintf(log, "ctl: %s: ok%s\n", cmd,
+			        strstr(reply, "\"exists\":true") ? " (already there)" : "");
 		return 0;
 	}
 	reply_error(reply, msg, sizeof(msg));
-	if (exists_ok && strstr(msg, "exists")) {
-		if (log)
-			fprintf(log, "ctl: %s: %s (fine)\n", cmd, msg);
-		return 0;
-	}
 	snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
-	return -EIO;
+	return strstr(msg, "exists") ? 1 : -EIO;
 }
 
-/* A number following "key": in a reply, or -1 when absent or not a number. */
-static long reply_number(const char *reply, const char *key)
+/* The text of "key":"..." from p on, or NULL. */
+static int reply_string(const char *p, const char *key, char *out, size_t len)
 {
 	char pat[64];
-	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	p = strstr(p, pat);
+	if (!p)
+		return -1;
+	for (p += strlen(pat); *p && *p != '"' && n + 1 < len; p++)
+		out[n++] = *p;
+	out[n] = '\0';
+	return 0;
+}
+
+/* A number following "key": from p on, or -1 when absent or not a number. */
+static long reply_number(const char *p, const char *key)
+{
+	char pat[64];
 
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(reply, pat);
+	p = strstr(p, pat);
 	if (!p)
 		return -1;
 	p += strlen(pat);
 	return *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
 }
 
-/* An existing session must fit this worker: same worker count, enough slots. */
-static int session_fits(const struct sa_config *cfg, const char *path, unsigned session, char *err,
-                        size_t errlen)
+static int session_show(const char *path, unsigned session, char *reply, size_t len)
 {
-	char cmd[128], reply[8192];
-	long slots, workers;
+	char cmd[64];
 
 	snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
-	if (sa_ctl_command(path, cmd, reply, sizeof(reply)) < 0 || !reply_ok(reply))
-		return 0; /* cannot tell: let the data path find out */
+	return sa_ctl_command(path, cmd, reply, len) == 0 && reply_ok(reply) ? 0 : -EIO;
+}
+
+/*
+ * A session that exists with other settings is still usable if it has this switch IP, this
+ * number of workers and at least threads * window slots (say an operator made it bigger).
+ */
+static int session_fits(const struct sa_config *cfg, const char *path, unsigned session, FILE *log,
+                        char *err, size_t errlen)
+{
+	char reply[8192], ip[INET_ADDRSTRLEN], want[INET_ADDRSTRLEN];
+	long slots, workers;
+
+	if (session_show(path, session, reply, sizeof(reply)) < 0)
+		return -EIO; /* err still says why the add was refused */
+	inet_ntop(AF_INET, &cfg->switch_ip, want, sizeof(want));
 	slots = reply_number(reply, "slots");
 	workers = reply_number(reply, "workers");
-	if (slots >= 0 && (unsigned long)slots < sa_config_slots(cfg)) {
+	if (reply_string(reply, "ip", ip, sizeof(ip)) < 0 || strcmp(ip, want) != 0) {
+		snprintf(err, errlen, "session %u exists with switch IP %s, not %s", session, ip,
+		         want);
+		return -EEXIST;
+	}
+	if (workers != (long)cfg->workers) {
+		snprintf(err, errlen, "session %u exists with %ld workers, not %u", session,
+		         workers, cfg->workers);
+		return -EEXIST;
+	}
+	if (slots < (long)sa_config_slots(cfg)) {
 		snprintf(
 		        err, errlen,
 		        "session %u exists with %ld slots; this worker needs %u (threads * window)",
 		        session, slots, sa_config_slots(cfg));
 		return -ENOSPC;
 	}
-	if (workers >= 0 && (unsigned long)workers != cfg->workers) {
-		snprintf(err, errlen, "session %u exists with %ld workers, not %u", session,
-		         workers, cfg->workers);
-		return -EINVAL;
-	}
+	if (log)
+		fprintf(log, "ctl: session %u exists with %ld slots: using it\n", session, slots);
 	return 0;
+}
+
+/* A rank that is already registered is fine if it is registered as us. */
+static int member_is_us(const struct sa_config *cfg, const char *path, unsigned session,
+                        const char *mac, const char *ip, char *err, size_t errlen)
+{
+	char reply[8192], pat[32], gotmac[32] = "?", gotip[INET_ADDRSTRLEN] = "?";
+	const char *p;
+
+	if (session_show(path, session, reply, sizeof(reply)) < 0)
+		return -EIO;
+	snprintf(pat, sizeof(pat), "\"rank\":%u,", cfg->rank);
+	p = strstr(reply, pat);
+	if (p && reply_string(p, "mac", gotmac, sizeof(gotmac)) == 0 &&
+	    reply_string(p, "ip", gotip, sizeof(gotip)) == 0 && strcasecmp(gotmac, mac) == 0 &&
+	    strcmp(gotip, ip) == 0)
+		return 0;
+	snprintf(err, errlen,
+	         "rank %u of session %u is registered as %s %s, not this host (%s %s); "
+	         "'syncagtr worker del %u %u' first",
+	         cfg->rank, session, gotmac, gotip, mac, ip, session, cfg->rank);
+	return -EEXIST;
 }
 
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                         int reset, FILE *log, char *err, size_t errlen)
 {
 	struct sa_local loc;
-	char cmd[256], swip[INET_ADDRSTRLEN], myip[INET_ADDRSTRLEN];
+	char cmd[256], swip[INET_ADDRSTRLEN], myip[INET_ADDRSTRLEN], mac[32];
 	int rc;
 
 	rc = sa_local_find(cfg->switch_ip, cfg->switch_port, &loc, err, errlen);
@@ -259,24 +313,27 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 		return rc;
 	inet_ntop(AF_INET, &cfg->switch_ip, swip, sizeof(swip));
 	inet_ntop(AF_INET, &loc.ip, myip, sizeof(myip));
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", loc.mac[0], loc.mac[1],
+	         loc.mac[2], loc.mac[3], loc.mac[4], loc.mac[5]);
 	if (log)
-		fprintf(log, "ctl: this worker is %s %02x:%02x:%02x:%02x:%02x:%02x on %s\n", myip,
-		        loc.mac[0], loc.mac[1], loc.mac[2], loc.mac[3], loc.mac[4], loc.mac[5],
-		        loc.ifname);
+		fprintf(log, "ctl: this worker is %s %s on %s\n", myip, mac, loc.ifname);
 	snprintf(cmd, sizeof(cmd), "syncagtr session add %u ip %s workers %u slots %u", session,
 	         swip, cfg->workers, sa_config_slots(cfg));
-	rc = ctl_run(ctl_path, cmd, 1, log, err, errlen);
-	if (rc == 0)
-		rc = session_fits(cfg, ctl_path, session, err, errlen);
-	if (rc == 0 && reset && cfg->rank == 0) {
-		snprintf(cmd, sizeof(cmd), "syncagtr session reset %u", session);
-		rc = ctl_run(ctl_path, cmd, 0, log, err, errlen);
-	}
+	rc = ctl_run(ctl_path, cmd, log, err, errlen);
+	if (rc == 1)
+		rc = session_fits(cfg, ctl_path, session, log, err, errlen);
 	if (rc < 0)
 		return rc;
-	snprintf(cmd, sizeof(cmd),
-	         "syncagtr worker add %u %u mac %02x:%02x:%02x:%02x:%02x:%02x ip %s port auto",
-	         session, cfg->rank, loc.mac[0], loc.mac[1], loc.mac[2], loc.mac[3], loc.mac[4],
-	         loc.mac[5], myip);
-	return ctl_run(ctl_path, cmd, 1, log, err, errlen);
+	if (reset && cfg->rank == 0) {
+		snprintf(cmd, sizeof(cmd), "syncagtr session reset %u", session);
+		rc = ctl_run(ctl_path, cmd, log, err, errlen);
+		if (rc != 0)
+			return rc < 0 ? rc : -EIO;
+	}
+	snprintf(cmd, sizeof(cmd), "syncagtr worker add %u %u mac %s ip %s port auto", session,
+	         cfg->rank, mac, myip);
+	rc = ctl_run(ctl_path, cmd, log, err, errlen);
+	if (rc == 1)
+		rc = member_is_us(cfg, ctl_path, session, mac, myip, err, errlen);
+	return rc;
 }

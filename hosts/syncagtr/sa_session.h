@@ -4,9 +4,14 @@
  * to type worker MACs. It finds its own IP and MAC on the interface that routes to the switch
  * IP, then sends (one command per line, one JSON reply line each):
  *
- *   syncagtr session add ID ip SWITCH_IP workers N slots S    ("already exists" is fine)
+ *   syncagtr session add ID ip SWITCH_IP workers N slots S
  *   syncagtr session reset ID                                 (rank 0 with reset only)
- *   syncagtr worker add ID RANK mac MAC ip IP port auto       ("already exists" is fine)
+ *   syncagtr worker add ID RANK mac MAC ip IP port auto
+ *
+ * The switch answers an identical repeat of an add with ok. An add refused because something
+ * "exists" is still accepted when `syncagtr session show ID` proves it compatible: the session
+ * has this switch IP and worker count and at least the slots needed; the rank is registered
+ * with this host's MAC and IP.
  *
  * Blocking, control-path only; never touches the data sockets.
  */

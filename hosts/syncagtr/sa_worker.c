@@ -6,6 +6,13 @@
  * window position (the other set of the same slot). A packet whose result does not come back
  * within its timeout is resent unchanged (same tsi, same pool index) with a doubled timeout; the
  * switch answers a resend to a completed slot by unicast and drops one to an incomplete slot.
+ *
+ * The guard: the switch takes a packet for set b of a slot as a new contribution whenever the
+ * worker's bit is clear in set b, and the worker's packet for the other set clears it. So a late
+ * copy of packet k (a network duplicate, or an earlier transmission overtaken by a resend) that
+ * arrives after packet k + W would be summed into the wrong round. Packet k + W is therefore
+ * sent no sooner than guard_ms after the last transmission of packet k: longer than any copy
+ * can be delayed in the network. When round trips are longer than the guard it costs nothing.
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,10 +34,13 @@
 #define SOCKBUF (4 << 20)
 
 struct sa_win {
-	uint64_t k;        /* packet in flight at this window position */
-	uint64_t deadline; /* ns, CLOCK_MONOTONIC */
-	uint32_t rto_ms;
+	uint64_t k;        /* packet in flight (or waiting out the guard) at this position */
+	uint64_t deadline; /* ns, CLOCK_MONOTONIC: resend, or (held) send */
+	uint64_t last_tx;  /* ns, last transmission of k */
+	uint64_t rto;      /* ns, this packet's current timeout */
+	uint8_t resent;    /* k was sent more than once: no RTT sample from it (Karn) */
 	uint8_t active;
+	uint8_t held; /* k is not sent yet: the guard after the previous packet runs */
 	double scale; /* float32: scale of the block whose data the next packet here carries */
 };
 
@@ -45,6 +55,9 @@ struct sa_thread {
 	uint8_t *out;
 	size_t off, len;
 	uint64_t blocks, total, done, next_deadline, last_progress;
+	uint64_t srtt, rttvar; /* ns, smoothed round trip and its variation; srtt 0 = none yet */
+	int barrier;           /* this job is sa_worker_barrier's */
+	int32_t bvals[SA_ELEMS_MAX];
 	struct sa_win *win;
 	struct sa_stats st;
 	_Atomic uint64_t pub_results, pub_packets, pub_retransmits;
@@ -261,7 +274,9 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 		tx_flush(t);
 	buf = t->txbuf[t->ntx];
 	sa_slot_map(t->tid, W, t->shift, k, &slot, &set);
-	if (c->type == SA_INT32) {
+	if (t->barrier) {
+		sa_pkt_put_i32(buf, t->bvals, c->elems, c->elems);
+	} else if (c->type == SA_INT32) {
 		sa_pkt_put_i32(buf, block_in(t, k), block_len(t, k), c->elems);
 	} else {
 		/* Packet k carries block k's exponent and block k-W's data (quantised with the
@@ -279,15 +294,67 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 	t->st.packets++;
 }
 
+/*
+ * A packet's first timeout: RFC 6298's srtt + 4 rttvar, never below --timeout-ms nor above the
+ * cap. A round trip here includes waiting for the slowest worker, and on a loaded host it can be
+ * far longer than the network's: a fixed timeout would resend much that is not lost.
+ */
+static uint64_t thread_rto(const struct sa_thread *t)
+{
+	const struct sa_config *c = &t->w->cfg;
+	uint64_t lo = (uint64_t)c->timeout_ms * 1000000ull,
+	         hi = (uint64_t)c->timeout_max_ms * 1000000ull;
+	uint64_t rto = t->srtt ? t->srtt + 4 * t->rttvar : lo;
+
+	return rto < lo ? lo : rto > hi ? hi : rto;
+}
+
+static void rtt_sample(struct sa_thread *t, uint64_t rtt)
+{
+	uint64_t d;
+
+	if (!t->srtt) {
+		t->srtt = rtt;
+		t->rttvar = rtt / 2;
+		return;
+	}
+	d = rtt > t->srtt ? rtt - t->srtt : t->srtt - rtt;
+	t->rttvar = (3 * t->rttvar + d) / 4;
+	t->srtt = (7 * t->srtt + rtt) / 8;
+}
+
+static void set_deadline(struct sa_thread *t, struct sa_win *e, uint64_t when)
+{
+	e->deadline = when;
+	if (when < t->next_deadline)
+		t->next_deadline = when;
+}
+
 static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t now)
 {
 	e->k = k;
 	e->active = 1;
-	e->rto_ms = t->w->cfg.timeout_ms;
-	e->deadline = now + (uint64_t)e->rto_ms * 1000000ull;
-	if (e->deadline < t->next_deadline)
-		t->next_deadline = e->deadline;
+	e->held = 0;
+	e->rto = thread_rto(t);
+	e->resent = 0;
+	e->last_tx = now;
+	set_deadline(t, e, now + e->rto);
 	tx_queue(t, k);
+}
+
+/* Sends packet k at position e now, or once the guard after its predecessor has passed. */
+static void send_next(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t now)
+{
+	uint64_t ready = e->last_tx + (uint64_t)t->w->cfg.guard_ms * 1000000ull;
+
+	if (now >= ready) {
+		send_new(t, e, k, now);
+		return;
+	}
+	e->k = k;
+	e->held = 1;
+	set_deadline(t, e, ready);
+	t->st.held++;
 }
 
 /* Stores the result carried by reply k; float32 also fixes the scale of block k. */
@@ -329,16 +396,30 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 		return;
 	}
 	sa_slot_map(t->tid, c->window, t->shift, k, &slot, &set);
-	if (e->k != k || p.slot != slot || p.set != set) {
+	if (e->k != k || e->held || p.slot != slot || p.set != set) {
 		t->st.bad++; /* not a packet of ours in flight: another run's, or a switch bug */
 		return;
 	}
+	if (t->barrier) {
+		if (!sa_barrier_check(&p, c->elems, c->workers)) {
+			t->st.stale_state++; /* an earlier run's result: wait for a reset */
+			return;
+		}
+		e->active = 0;
+		t->st.results++;
+		t->done++;
+		t->last_progress = now;
+		return;
+	}
+	/* First-window packets wait for the other workers to start the job: no sample. */
+	if (!e->resent && k >= c->window)
+		rtt_sample(t, now - e->last_tx);
 	deliver(t, e, &p, k);
 	t->st.results++;
 	t->done++;
 	t->last_progress = now;
 	if (k + c->window < t->total)
-		send_new(t, e, k + c->window, now);
+		send_next(t, e, k + c->window, now);
 	else
 		e->active = 0;
 }
@@ -354,10 +435,14 @@ static void check_timeouts(struct sa_thread *t, uint64_t now)
 		struct sa_win *e = &t->win[i];
 		if (!e->active)
 			continue;
-		if (e->deadline <= now) {
-			e->rto_ms = e->rto_ms * 2 > c->timeout_max_ms ? c->timeout_max_ms
-			                                              : e->rto_ms * 2;
-			e->deadline = now + (uint64_t)e->rto_ms * 1000000ull;
+		if (e->deadline <= now && e->held) {
+			send_new(t, e, e->k, now);
+		} else if (e->deadline <= now) {
+			uint64_t hi = (uint64_t)c->timeout_max_ms * 1000000ull;
+			e->last_tx = now;
+			e->resent = 1;
+			e->rto = 2 * e->rto > hi ? hi : 2 * e->rto;
+			e->deadline = now + e->rto;
 			tx_queue(t, e->k);
 			t->st.retransmits++;
 		}
@@ -405,6 +490,29 @@ static void wait_input(struct sa_thread *t)
 	(void)poll(&pfd, 1, ms);
 }
 
+static int give_up(struct sa_thread *t)
+{
+	const struct sa_config *c = &t->w->cfg;
+
+	if (t->barrier && t->st.stale_state)
+		set_error(t->w,
+		          "start barrier: the switch keeps answering with results an earlier "
+		          "run left in the session's slots; reset the session (--reset on "
+		          "rank 0, or 'syncagtr session reset ID') and start all workers again");
+	else if (t->barrier)
+		set_error(t->w,
+		          "start barrier: no answer in %u s; are the switch session and all %u "
+		          "workers up?",
+		          c->give_up_s, c->workers);
+	else
+		set_error(t->w,
+		          "thread %u: no result for %u s (%llu of %llu packets done); are the "
+		          "switch session and all %u workers up?",
+		          t->tid, c->give_up_s, (unsigned long long)t->done,
+		          (unsigned long long)t->total, c->workers);
+	return -ETIMEDOUT;
+}
+
 static int thread_loop(struct sa_thread *t)
 {
 	const struct sa_config *c = &t->w->cfg;
@@ -429,15 +537,8 @@ static int thread_loop(struct sa_thread *t)
 			check_timeouts(t, now);
 		tx_flush(t);
 		publish(t);
-		if (now - t->last_progress > (uint64_t)c->give_up_s * 1000000000ull) {
-			set_error(t->w,
-			          "thread %u: no result for %u s (%llu of %llu packets done); are "
-			          "the "
-			          "switch session and all %u workers up?",
-			          t->tid, c->give_up_s, (unsigned long long)t->done,
-			          (unsigned long long)t->total, c->workers);
-			return -ETIMEDOUT;
-		}
+		if (now - t->last_progress > (uint64_t)c->give_up_s * 1000000000ull)
+			return give_up(t);
 		if (n == 0)
 			wait_input(t);
 	}
@@ -456,7 +557,8 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count)
+static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count,
+                           int barrier)
 {
 	const struct sa_config *c = &t->w->cfg;
 	unsigned i;
@@ -466,11 +568,17 @@ static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_
 	t->out = out;
 	t->blocks = (t->len + c->elems - 1) / c->elems;
 	t->total = sa_slice_packets(t->len, c->elems, c->window, c->type);
+	t->barrier = barrier;
+	if (barrier) {
+		t->blocks = t->total = c->window;
+		sa_barrier_values(t->bvals, c->elems, c->rank);
+	}
 	t->done = 0;
 	t->err = 0;
 	t->ntx = 0;
 	memset(&t->st, 0, sizeof(t->st));
 	publish(t);
+	/* last_tx stays: a position is a slot, and the guard spans jobs. */
 	for (i = 0; i < c->window; i++)
 		t->win[i].active = 0;
 	for (i = 0; i < BATCH; i++) {
@@ -481,7 +589,7 @@ static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_
 	}
 }
 
-static void sum_stats(const struct sa_stats *a, struct sa_stats *sum)
+void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
 {
 	sum->packets += a->packets;
 	sum->retransmits += a->retransmits;
@@ -489,6 +597,11 @@ static void sum_stats(const struct sa_stats *a, struct sa_stats *sum)
 	sum->duplicates += a->duplicates;
 	sum->stale += a->stale;
 	sum->bad += a->bad;
+	sum->held += a->held;
+	sum->stale_state += a->stale_state;
+	sum->seconds += a->seconds;
+	if (a->srtt_ms > sum->srtt_ms)
+		sum->srtt_ms = a->srtt_ms;
 }
 
 /* Waits for every thread, calling progress about once a second. */
@@ -518,8 +631,8 @@ static void wait_threads(struct sa_worker *w, uint64_t total, sa_progress_fn pro
 	}
 }
 
-int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
-                        struct sa_stats *st, sa_progress_fn progress, void *arg)
+static int run_job(struct sa_worker *w, const void *in, void *out, size_t count, int barrier,
+                   struct sa_stats *st, sa_progress_fn progress, void *arg)
 {
 	const struct sa_config *c = &w->cfg;
 	uint64_t start, total = 0;
@@ -530,7 +643,7 @@ int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t c
 	atomic_store(&w->abort, 0);
 	atomic_store(&w->finished, 0);
 	for (i = 0; i < c->threads; i++) {
-		thread_prepare(&w->th[i], in, out, count);
+		thread_prepare(&w->th[i], in, out, count, barrier);
 		total += w->th[i].total;
 	}
 	start = now_ns();
@@ -549,14 +662,24 @@ int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t c
 		pthread_join(w->th[i].th, NULL);
 		if (w->th[i].err < 0 && (rc == 0 || rc == -ECANCELED))
 			rc = w->th[i].err;
-		sum_stats(&w->th[i].st, &sum);
+		w->th[i].st.srtt_ms = (double)w->th[i].srtt / 1e6;
+		sa_stats_add(&sum, &w->th[i].st);
 		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
 	}
 	sum.seconds = (double)(now_ns() - start) / 1e9;
 	w->job++;
-	if (st) {
-		sum_stats(&sum, st);
-		st->seconds += sum.seconds;
-	}
+	if (st)
+		sa_stats_add(st, &sum);
 	return rc;
+}
+
+int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
+                        struct sa_stats *st, sa_progress_fn progress, void *arg)
+{
+	return run_job(w, in, out, count, 0, st, progress, arg);
+}
+
+int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st)
+{
+	return run_job(w, NULL, NULL, 0, 1, st, NULL, NULL);
 }

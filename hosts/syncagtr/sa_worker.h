@@ -42,9 +42,10 @@ struct sa_config {
 	unsigned window;      /* packets in flight per thread, 1..SA_WINDOW_MAX */
 	unsigned elems;       /* values per packet: 64 or 256 */
 	enum sa_dtype type;
-	unsigned timeout_ms;     /* first retransmission timeout of a packet */
+	unsigned timeout_ms;     /* least retransmission timeout (srtt + 4 rttvar when larger) */
 	unsigned timeout_max_ms; /* backoff cap */
 	unsigned give_up_s;      /* fail when a thread sees no progress for this long */
+	unsigned guard_ms;       /* least time between the last send of packet k and k + W */
 };
 
 /* Fill defaults (4 threads, window 64, 256 values, int32, 20 ms .. 1 s, 20 s, port 4000). */
@@ -110,6 +111,14 @@ int32_t sa_quantise(float x, double scale, unsigned workers);
  * up to 0.5 more where clamped) plus the rounding of the float result. */
 double sa_f32_bound(double exact, double scale, unsigned workers);
 
+/*
+ * Start barrier pattern: element 0 = 1 << rank, the others fixed pseudo-random words, so the
+ * sum of all workers' packets is known (2^N - 1, then N * word) and a result left in the switch
+ * by some earlier job is recognised. sa_barrier_check: 1 if p carries exactly that sum.
+ */
+void sa_barrier_values(int32_t *v, unsigned elems, unsigned rank);
+int sa_barrier_check(const struct sa_pkt *p, unsigned elems, unsigned workers);
+
 /* Deterministic test tensors: worker `rank`'s element idx under seed. */
 int32_t sa_gen_i32(uint64_t seed, unsigned rank, uint64_t idx);
 float sa_gen_f32(uint64_t seed, unsigned rank, uint64_t idx);
@@ -141,8 +150,14 @@ struct sa_stats {
 	uint64_t duplicates;  /* results for a packet already completed */
 	uint64_t stale;       /* results of another job number */
 	uint64_t bad;         /* not SwitchML, wrong size, or pool index not matching the tsi */
+	uint64_t held;        /* packets that waited for the guard time */
+	uint64_t stale_state; /* barrier results with wrong sums: slots holding an earlier run */
+	double srtt_ms;       /* smoothed round trip at the end (max over threads and jobs) */
 	double seconds;
 };
+
+/* sum += a, field by field. */
+void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a);
 
 struct sa_worker;
 
@@ -153,6 +168,19 @@ void sa_worker_destroy(struct sa_worker *w);
 /* Called about once a second from the calling thread during an allreduce. */
 typedef void (*sa_progress_fn)(void *arg, uint64_t results, uint64_t total,
                                const struct sa_stats *sofar);
+
+/*
+ * The start barrier: one job of W packets per thread, one on every slot (set 0 in a first job),
+ * carrying
+ * sa_barrier_values. It completes only once every worker has sent, and only with the exact
+ * barrier sums: an answer with other values (a completed slot left by an earlier run) is ignored
+ * and the packet resent, so after a session reset that is still on its way the resends count
+ * anew. Once it is done every slot is clean for the jobs that follow: set 0 holds this barrier,
+ * set 1 has every worker's bit cleared. All workers of a session must call it the same number
+ * of times at the same point. -ETIMEDOUT after give_up_s without completing (the message says
+ * whether stale results were seen: then the session needs a reset).
+ */
+int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st);
 
 /*
  * One allreduce (one job): out[i] = sum over workers of in[i], count elements of cfg->type.

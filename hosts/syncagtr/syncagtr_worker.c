@@ -19,47 +19,55 @@ struct opts {
 	size_t count;
 	uint64_t seed;
 	unsigned repeat, session;
-	int check, json, quiet, reset;
+	int check, json, quiet, reset, no_barrier;
 	const char *ctl;
 };
 
+static const char usage_text[] =
+        "Usage: syncagtr-worker --rank R --workers N --switch-ip IP [options]\n"
+        "Allreduces a generated tensor through a SyncAgtr (SwitchML UDP) switch session.\n"
+        "\n"
+        "  -r, --rank R             this worker's rank, 0..N-1\n"
+        "  -n, --workers N          workers in the session, 1..32\n"
+        "  -s, --switch-ip IP       the session's switch IP\n"
+        "      --switch-port P      switch UDP port (default 48864 = 0xBEE0)\n"
+        "      --worker-port P      UDP port of thread 0; thread t binds P+t (default 4000);\n"
+        "                           every worker of a session must use the same value\n"
+        "  -t, --threads T          worker threads, one socket each (default 4)\n"
+        "  -w, --window W           packets in flight per thread (default 64)\n"
+        "  -e, --elems 64|256       values per packet: 308- or 1076-byte frames (default 256)\n"
+        "  -c, --count N            tensor elements; suffixes Ki Mi Gi (x1024), k M G (x1000)\n"
+        "                           (default 1Mi)\n"
+        "      --type int32|float32 element type (default int32)\n"
+        "      --seed S             worker r's tensor is a function of (S, r, index) (default 1)\n"
+        "      --check              verify against the sum of every rank's tensor: int32 exact,\n"
+        "                           float32 within N/scale + 2^-23 |sum| per element (README)\n"
+        "      --timeout-ms MS      least retransmission timeout (default 20); a packet's first\n"
+        "                           timeout is max(MS, srtt + 4 rttvar), doubled on each resend\n"
+        "                           up to --timeout-max-ms (default 1000)\n"
+        "      --guard-ms MS        least time between the last send of a packet and the next\n"
+        "                           packet of its slot; must exceed the longest delay a copy\n"
+        "                           can see in the network (default 3; 0 = SwitchML's behaviour)\n"
+        "      --give-up-s S        fail if a thread gets no result for S seconds (default 20)\n"
+        "      --repeat K           allreduce K times (K jobs) in one run (default 1)\n"
+        "      --no-barrier         skip the start barrier: an untimed job of one window per\n"
+        "                           thread that waits for every worker and proves every slot\n"
+        "                           clean (an answer left by an earlier run is ignored, so a\n"
+        "                           --reset still on its way is safe); all workers of a\n"
+        "                           session must agree on this\n"
+        "      --ctl SOCKET         register with inswitch's control socket first\n"
+        "      --session ID         session id for --ctl, 1..64 (default 1)\n"
+        "      --reset              with --ctl, rank 0 clears the session's slots before it\n"
+        "                           sends (safe with the start barrier: README)\n"
+        "  -j, --json               print one JSON object with the figures\n"
+        "  -q, --quiet              no progress lines\n"
+        "  -h, --help               this text\n"
+        "\n";
+
 static void usage(FILE *f, const struct sa_config *c)
 {
+	fputs(usage_text, f);
 	fprintf(f,
-	        "Usage: syncagtr-worker --rank R --workers N --switch-ip IP [options]\n"
-	        "Allreduces a generated tensor through a SyncAgtr (SwitchML UDP) switch session.\n"
-	        "\n"
-	        "  -r, --rank R          this worker's rank, 0..N-1\n"
-	        "  -n, --workers N       workers in the session, 1..32\n"
-	        "  -s, --switch-ip IP    the session's switch IP\n"
-	        "      --switch-port P   switch UDP port (default 48864 = 0xBEE0)\n"
-	        "      --worker-port P   UDP port of thread 0; thread t binds P+t (default 4000);\n"
-	        "                        every worker of a session must use the same value\n"
-	        "  -t, --threads T       worker threads, one socket each (default 4)\n"
-	        "  -w, --window W        packets in flight per thread (default 64)\n"
-	        "  -e, --elems 64|256    values per packet (size code 1: 308-byte frames,\n"
-	        "                        3: 1076-byte frames; default 256)\n"
-	        "  -c, --count N         tensor elements; suffixes Ki Mi Gi (x1024) or k M G\n"
-	        "                        (x1000) (default 1Mi)\n"
-	        "      --type int32|float32  element type (default int32)\n"
-	        "      --seed S          worker r's tensor is a function of (S, r, index) (default "
-	        "1)\n"
-	        "      --check           verify against the sum of all ranks' tensors: int32 "
-	        "exact,\n"
-	        "                        float32 within N/scale + 2^-23*|sum| (see README)\n"
-	        "      --timeout-ms MS   first retransmission timeout (default 20); doubles per\n"
-	        "                        resend of the same packet up to --timeout-max-ms (1000)\n"
-	        "      --give-up-s S     fail if a thread gets no result for S seconds (default "
-	        "20)\n"
-	        "      --repeat K        allreduce K times (K jobs) in one run (default 1)\n"
-	        "      --ctl SOCKET      register with inswitch's control socket first\n"
-	        "      --session ID      session id for --ctl (default 1)\n"
-	        "      --reset           with --ctl, rank 0 resets the session before sending\n"
-	        "                        (start the other ranks only after it did: README)\n"
-	        "  -j, --json            print one JSON object with the figures\n"
-	        "  -q, --quiet           no progress lines\n"
-	        "  -h, --help            this text\n"
-	        "\n"
 	        "The session on the switch needs threads * window slots: %u with these options.\n",
 	        sa_config_slots(c));
 }
@@ -118,6 +126,8 @@ enum {
 	O_CTL,
 	O_SESSION,
 	O_RESET,
+	O_GUARD,
+	O_NOBARRIER,
 };
 
 static const struct option longopts[] = {
@@ -140,6 +150,8 @@ static const struct option longopts[] = {
         {"ctl", required_argument, NULL, O_CTL},
         {"session", required_argument, NULL, O_SESSION},
         {"reset", no_argument, NULL, O_RESET},
+        {"guard-ms", required_argument, NULL, O_GUARD},
+        {"no-barrier", no_argument, NULL, O_NOBARRIER},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -183,6 +195,9 @@ static int set_number(struct opts *o, int c, const char *name, const char *arg)
 		break;
 	case O_GIVEUP:
 		dst = &o->cfg.give_up_s, lo = 1, hi = 86400;
+		break;
+	case O_GUARD:
+		dst = &o->cfg.guard_ms, lo = 0, hi = 10000;
 		break;
 	case O_REPEAT:
 		dst = &o->repeat, lo = 1, hi = 1000000;
@@ -234,6 +249,9 @@ static int set_option(struct opts *o, int c, const char *name, const char *arg)
 		return 0;
 	case O_CHECK:
 		o->check = 1;
+		return 0;
+	case O_NOBARRIER:
+		o->no_barrier = 1;
 		return 0;
 	case O_RESET:
 		o->reset = 1;
@@ -331,13 +349,37 @@ static void print_json(const struct opts *o, const struct sa_stats *s, int verif
 	printf("{\"rank\":%u,\"workers\":%u,\"type\":\"%s\",\"elems\":%zu,\"elems_per_packet\":%u,"
 	       "\"threads\":%u,\"window\":%u,\"repeat\":%u,\"packets\":%" PRIu64
 	       ",\"results\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"duplicates\":%" PRIu64
-	       ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"seconds\":%.6f,\"goodput_gbps\":%.4f",
+	       ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"held\":%" PRIu64
+	       ",\"stale_state\":%" PRIu64
+	       ",\"srtt_ms\":%.3f,\"seconds\":%.6f,\"goodput_gbps\":%.4f",
 	       o->cfg.rank, o->cfg.workers, o->cfg.type == SA_INT32 ? "int32" : "float32", o->count,
 	       o->cfg.elems, o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results,
-	       s->retransmits, s->duplicates, s->stale, s->bad, s->seconds, gbps);
+	       s->retransmits, s->duplicates, s->stale, s->bad, s->held, s->stale_state, s->srtt_ms,
+	       s->seconds, gbps);
 	if (o->check && o->cfg.type == SA_FLOAT32)
 		printf(",\"max_err\":%.6g", max_err);
 	printf(",\"verified\":%s}\n", !o->check ? "null" : verified ? "true" : "false");
+}
+
+/* The untimed start barrier (sa_worker_barrier): every worker is there, every slot is clean. */
+static int barrier(const struct opts *o, struct sa_worker *w)
+{
+	struct sa_stats st = {0};
+
+	if (!o->quiet)
+		fprintf(stderr, "rank %u: start barrier (waiting for all %u workers)\n",
+		        o->cfg.rank, o->cfg.workers);
+	if (sa_worker_barrier(w, &st) < 0) {
+		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, sa_worker_error(w));
+		if (o->reset)
+			fprintf(stderr, "syncagtr-worker: with --reset, start the other ranks only "
+			                "after rank 0 has reset the session (README)\n");
+		return -1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "rank %u: start barrier passed in %.3f s%s\n", o->cfg.rank,
+		        st.seconds, st.stale_state ? " (after ignoring stale results)" : "");
+	return 0;
 }
 
 /* Runs the jobs; returns the exit status. */
@@ -349,16 +391,12 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 	double max_err = 0;
 	unsigned j;
 
+	if (!o->no_barrier && barrier(o, w) < 0)
+		return 1;
 	for (j = 0; j < o->repeat; j++) {
 		memset(&one, 0, sizeof(one));
 		rc = sa_worker_allreduce(w, in, out, o->count, &one, o->quiet ? NULL : progress, o);
-		total.packets += one.packets;
-		total.retransmits += one.retransmits;
-		total.results += one.results;
-		total.duplicates += one.duplicates;
-		total.stale += one.stale;
-		total.bad += one.bad;
-		total.seconds += one.seconds;
+		sa_stats_add(&total, &one);
 		if (rc < 0) {
 			fprintf(stderr, "syncagtr-worker: rank %u job %u failed: %s\n", o->cfg.rank,
 			        j, sa_worker_error(w));
