@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
 #include "pre.h"
 #include "worker.h"
@@ -23,16 +24,48 @@ void isw_pre_set_port_caps(uint16_t port, bool can_multiseg, bool can_share)
 	}
 }
 
-/* A replica whose first hdr_len bytes are private and the rest shared with m where possible. */
+/* Fills c (fresh from the pool) with a copy of single-segment m. */
+static inline void copy_into(struct rte_mbuf *c, const struct rte_mbuf *m)
+{
+	uint16_t len = rte_pktmbuf_data_len(m);
+	rte_memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, const void *), len);
+	c->data_len = len;
+	c->pkt_len = len;
+	c->port = m->port;
+	c->ol_flags = m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK;
+}
+
+/* True when m can be copied with copy_into(): one segment that fits a pool buffer. */
+static inline bool copy_simple(const struct rte_mbuf *m)
+{
+	return m->nb_segs == 1 &&
+	       rte_pktmbuf_data_len(m) <=
+	               rte_pktmbuf_data_room_size(isw_dp.pool) - RTE_PKTMBUF_HEADROOM;
+}
+
+/* A full copy: one mbuf and one memcpy for a single-segment packet (the common case). */
+static struct rte_mbuf *copy(struct rte_mbuf *m, struct rte_mempool *mp)
+{
+	if (!copy_simple(m))
+		return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
+	struct rte_mbuf *c = rte_pktmbuf_alloc(mp);
+	if (c != NULL)
+		copy_into(c, m);
+	return c;
+}
+
+/* A replica whose first hdr_len bytes are private and the rest shared with m where possible.
+ * Small frames are copied whole: one allocation and a short memcpy cost less than a header
+ * mbuf, an indirect mbuf and the atomic reference counting of the shared buffer. */
 static struct rte_mbuf *replica(struct rte_mbuf *m, uint16_t port, uint16_t hdr_len)
 {
 	struct rte_mempool *mp = isw_dp.pool;
-	if (!shared[port])
-		return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
+	if (!shared[port] || (hdr_len != 0 && rte_pktmbuf_pkt_len(m) <= ISW_PRE_COPY_MAX))
+		return copy(m, mp);
 	if (hdr_len == 0)
 		return rte_pktmbuf_clone(m, mp);
 	if (!multiseg[port] || hdr_len >= rte_pktmbuf_data_len(m))
-		return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
+		return copy(m, mp);
 
 	struct rte_mbuf *h = rte_pktmbuf_alloc(mp);
 	if (h == NULL)
@@ -50,6 +83,38 @@ static struct rte_mbuf *replica(struct rte_mbuf *m, uint16_t port, uint16_t hdr_
 		return NULL;
 	}
 	return h;
+}
+
+/*
+ * Small rewritten frames: every replica is a full copy, so take them from the pool in one
+ * call. Returns false (nothing sent) if the pool cannot give them all; the caller then goes
+ * replica by replica and counts what is missing.
+ */
+static bool mcast_copies(struct isw_worker *w, struct rte_mbuf *m, const struct isw_mc_group *g,
+                         int exclude_port, int last, isw_rewrite_fn rewrite, void *arg)
+{
+	struct rte_mbuf *c[ISW_MC_MEMBERS_MAX];
+	unsigned n = 0;
+	for (int i = 0; i < last; i++)
+		n += g->m[i].port != exclude_port;
+	if (n > 0 && rte_pktmbuf_alloc_bulk(isw_dp.pool, c, n) != 0)
+		return false;
+	const struct isw_meta meta = *isw_meta(m);
+	unsigned k = 0;
+	for (int i = 0; i < last; i++) {
+		const struct isw_mc_member *mb = &g->m[i];
+		if (mb->port == exclude_port)
+			continue;
+		struct rte_mbuf *r = c[k++];
+		copy_into(r, m);
+		*isw_meta(r) = meta;
+		rewrite(r, mb->rid, mb->port, arg);
+		isw_tx(w, r, mb->port);
+	}
+	w->stats.replicas += n;
+	rewrite(m, g->m[last].rid, g->m[last].port, arg);
+	isw_tx(w, m, g->m[last].port);
+	return true;
 }
 
 void isw_mcast(struct isw_worker *w, struct rte_mbuf *m, uint16_t group, int exclude_port,
@@ -74,6 +139,9 @@ void isw_mcast(struct isw_worker *w, struct rte_mbuf *m, uint16_t group, int exc
 	}
 	if (rewrite == NULL)
 		hdr_len = 0;
+	if (hdr_len != 0 && rte_pktmbuf_pkt_len(m) <= ISW_PRE_COPY_MAX && copy_simple(m) &&
+	    likely(mcast_copies(w, m, g, exclude_port, last, rewrite, arg)))
+		return;
 	const struct isw_meta meta = *isw_meta(m);
 	for (int i = 0; i < last; i++) {
 		const struct isw_mc_member *mb = &g->m[i];

@@ -6,8 +6,9 @@
  *
  * Replicas share payload where the port allows it: without a rewrite a replica is an indirect
  * mbuf (a reference); with a rewrite it is a private copy of the first hdr_len bytes chained to
- * a reference to the rest, on ports that send chained mbufs; on ports that can send neither, a
- * full copy. The original packet is the last replica.
+ * a reference to the rest, on ports that send chained mbufs, for frames longer than
+ * ISW_PRE_COPY_MAX; otherwise a full copy (for small frames one allocation and a short memcpy
+ * are cheaper than sharing). The original packet is the last replica.
  *
  * Groups are edited on the control thread and published by RCU; isw_mcast() runs on workers.
  */
@@ -25,6 +26,7 @@ struct isw_json;
 #define ISW_MC_MEMBERS_MAX 256
 #define ISW_MC_FLOOD       0 /* group 0: every port, rid = port; built at start-up */
 #define ISW_MC_NO_EXCLUDE  (-1)
+#define ISW_PRE_COPY_MAX   512    /* rewritten replicas up to this length are full copies */
 #define ISW_MC_RESERVED    0xFF00 /* groups from here on belong to pipelines */
 
 struct isw_mc_member {

@@ -120,6 +120,7 @@ static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t p
 		}
 		isw_chain_run(w, c, m, 0);
 	}
+	isw_dead_flush(w);
 }
 
 /* Position of pipeline id in c; past the end (the packet is dropped) if it left the chain
@@ -151,6 +152,7 @@ static void drain_inbox(struct isw_worker *w, const struct isw_chain *c, uint64_
 			isw_chain_run(w, c, pkts[i], chain_pos(c, meta->resume));
 		}
 	}
+	isw_dead_flush(w);
 }
 
 static void flush_faults(struct isw_worker *w, const struct isw_chain *c, bool force)
@@ -161,6 +163,7 @@ static void flush_faults(struct isw_worker *w, const struct isw_chain *c, bool f
 		if (w->txq[p] >= 0)
 			isw_fault_flush(w, p, ISW_DIR_TX, deliver_tx, force);
 	}
+	isw_dead_flush(w);
 }
 
 /*
@@ -243,4 +246,5 @@ void isw_worker_drain(struct isw_worker *w)
 	for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
 		if (w->txq[p] >= 0)
 			isw_tx_flush(w, p);
+	isw_dead_flush(w);
 }

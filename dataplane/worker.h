@@ -70,6 +70,7 @@ struct isw_worker {
 	struct isw_stats stats;
 	struct isw_fault_state fault[ISW_MAX_PORTS][2];
 	struct isw_txbuf tx[ISW_MAX_PORTS];
+	struct isw_txbuf dead; /* consumed packets, freed in bulk at the end of a burst */
 } __rte_cache_aligned;
 
 /* Slow paths, out of line. */
@@ -85,11 +86,23 @@ static inline void isw_drop(struct isw_worker *w, struct rte_mbuf *m, enum isw_d
 	rte_pktmbuf_free(m);
 }
 
-/* Frees a packet whose content the pipeline absorbed (nothing is sent, nothing is lost). */
+/* Frees every packet isw_consume() set aside. */
+static inline void isw_dead_flush(struct isw_worker *w)
+{
+	if (w->dead.n != 0) {
+		rte_pktmbuf_free_bulk(w->dead.pkts, w->dead.n);
+		w->dead.n = 0;
+	}
+}
+
+/* Frees a packet whose content the pipeline absorbed (nothing is sent, nothing is lost). The
+ * mbufs go back to the pool in bulk, at the end of the burst or when ISW_BURST_MAX wait. */
 static inline void isw_consume(struct isw_worker *w, struct rte_mbuf *m)
 {
 	w->stats.pipeline[w->cur_id].consumed++;
-	rte_pktmbuf_free(m);
+	w->dead.pkts[w->dead.n++] = m;
+	if (unlikely(w->dead.n == ISW_BURST_MAX))
+		isw_dead_flush(w);
 }
 
 /* Queues m for port's tx queue on this lcore, after its tx faults. */

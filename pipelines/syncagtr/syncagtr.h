@@ -38,7 +38,7 @@ enum sa_reg {
 	SA_REG_LEARN,  /* per (session, rank): ingress port + 1 of its latest packet */
 	SA_REG_COUNT,  /* per (slot, set): workers still missing */
 	SA_REG_EXP,    /* pair per (slot, set): max e0, max e1 */
-	SA_REG_VALUES, /* vector of 64 lanes per (slot, set, chunk of 64 elements) */
+	SA_REG_VALUES, /* vector of 64 lanes per (chunk of 64 elements, slot, set) */
 	SA_REG_NB,
 };
 
@@ -120,9 +120,11 @@ static inline uint32_t sa_cidx(uint32_t slot, unsigned set)
 	return slot << 1 | (set & 1u);
 }
 
+/* Chunk-major: the first 64 elements of every (slot, set) are contiguous, so 64-element jobs
+ * (the common case) use a quarter of the array's pages. */
 static inline uint32_t sa_vidx(uint32_t cidx, unsigned chunk)
 {
-	return cidx << 2 | (chunk & 3u);
+	return (chunk & 3u) * (2u * SA_SLOTS) + cidx;
 }
 
 /* The pipeline's packet entry points (fast and strict builds). */

@@ -95,7 +95,9 @@ static void region_clear(const struct sa_session *s)
 	isw_reg_clear_range(sa_regs[SA_REG_BITMAP], s->base, s->nslots);
 	isw_reg_clear_range(sa_regs[SA_REG_COUNT], 2 * s->base, 2 * s->nslots);
 	isw_reg_clear_range(sa_regs[SA_REG_EXP], 2 * s->base, 2 * s->nslots);
-	isw_reg_clear_range(sa_regs[SA_REG_VALUES], 8 * s->base, 8 * s->nslots);
+	for (unsigned k = 0; k < SA_ELEMS_MAX / SA_CHUNK; k++)
+		isw_reg_clear_range(sa_regs[SA_REG_VALUES], sa_vidx(sa_cidx(s->base, 0), k),
+		                    2 * s->nslots);
 	isw_reg_clear_range(sa_regs[SA_REG_LEARN], (uint32_t)(s->id - 1) * SA_WORKERS_MAX,
 	                    SA_WORKERS_MAX);
 }

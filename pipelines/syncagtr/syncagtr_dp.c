@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
-#include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
@@ -30,12 +29,20 @@
 #define REPLY_TTL     64
 #define REPLY_HDR_LEN (SA_ETH_LEN + SA_IP_LEN) /* what differs between replicas */
 
+/* The key as two words: a = source MAC (upper 16 bits zero), b = source and destination IP. */
+static inline uint32_t sa_hash_words(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ b * 0xC2B2AE3D27D4EB4Full;
+	h ^= h >> 29;
+	return (uint32_t)(h ^ h >> 32);
+}
+
 uint32_t sa_key_hash(const struct sa_key *k)
 {
 	uint64_t a, b;
 	memcpy(&a, k, 8);
 	memcpy(&b, (const uint8_t *)k + 8, 8);
-	return rte_hash_crc_8byte(b, rte_hash_crc_8byte(a, 0x5a5a5a5a));
+	return sa_hash_words(a, b);
 }
 
 static inline uint16_t rd16(const uint8_t *p)
@@ -49,19 +56,26 @@ static inline void wr16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
+/*
+ * The admission table lookup. The key words are loaded straight from the frame (source MAC at
+ * 6, with the EtherType masked off; source and destination IP adjacent at 26), not assembled
+ * in memory first: that would stall on store forwarding.
+ */
 static inline const struct sa_entry *sa_lookup(const struct sa_conf *c, const uint8_t *p)
 {
-	struct sa_key k;
-	memcpy(k.mac, p + 6, 6);
-	k.zero = 0;
-	memcpy(&k.sip, p + SA_ETH_LEN + 12, 4);
-	memcpy(&k.dip, p + SA_ETH_LEN + 16, 4);
-	uint32_t h = sa_key_hash(&k);
+	uint64_t a, b;
+	memcpy(&a, p + 6, 8);
+	memcpy(&b, p + SA_ETH_LEN + 12, 8);
+	a &= rte_cpu_to_le_64(0x0000FFFFFFFFFFFFull);
+	uint32_t h = sa_hash_words(a, b);
 	for (uint32_t i = 0; i < SA_TABLE_SIZE; i++) {
 		const struct sa_entry *e = &c->table[(h + i) & (SA_TABLE_SIZE - 1)];
 		if (!e->used)
 			return NULL;
-		if (memcmp(&e->key, &k, sizeof(k)) == 0)
+		uint64_t ka, kb;
+		memcpy(&ka, &e->key, 8);
+		memcpy(&kb, (const uint8_t *)&e->key + 8, 8);
+		if (ka == a && kb == b)
 			return e;
 	}
 	return NULL;
@@ -82,16 +96,31 @@ static inline void ip_csum_set(uint8_t *ip)
 	h->hdr_checksum = rte_ipv4_cksum(h);
 }
 
-/* Per-replica rewrite: the worker's Ethernet and IPv4 destination, and the IPv4 checksum. */
+/* Ones' complement sum of v's two 16-bit halves added to a folded checksum c. */
+static inline uint16_t csum_add32(uint16_t c, rte_be32_t v)
+{
+	const uint8_t *b = (const uint8_t *)&v;
+	uint32_t s = (uint32_t)c + (uint32_t)(b[0] << 8 | b[1]) + (uint32_t)(b[2] << 8 | b[3]);
+	s = (s & 0xFFFF) + (s >> 16);
+	return (uint16_t)((s & 0xFFFF) + (s >> 16));
+}
+
+/*
+ * Per-replica rewrite: the worker's Ethernet and IPv4 destination. sa_reply_headers() left the
+ * checksum of the header with destination 0.0.0.0; adding the destination to it is the whole
+ * update (RFC 1624), so no replica sums the header again.
+ */
 static void sa_rewrite(struct rte_mbuf *m, uint16_t rid, uint16_t port, void *arg)
 {
 	RTE_SET_USED(port);
 	const struct sa_session *s = arg;
 	const struct sa_member *mb = &s->w[rid & (SA_WORKERS_MAX - 1)];
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *ip = p + SA_ETH_LEN;
 	memcpy(p, mb->mac, 6);
-	memcpy(p + SA_ETH_LEN + 16, &mb->ip, 4);
-	ip_csum_set(p + SA_ETH_LEN);
+	memcpy(ip + 16, &mb->ip, 4);
+	uint16_t c = (uint16_t)~rd16(ip + 10);
+	wr16(ip + 10, (uint16_t)~csum_add32(c, mb->ip));
 }
 
 /*
@@ -111,6 +140,8 @@ static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const s
 	ip[8] = REPLY_TTL;
 	ip[9] = IP_PROTO_UDP;
 	memcpy(ip + 12, &s->ip, 4);
+	memset(ip + 16, 0, 4);
+	ip_csum_set(ip); /* for destination 0.0.0.0: sa_rewrite() adds the real one */
 	uint8_t *udp = ip + SA_IP_LEN;
 	uint8_t sport[2];
 	memcpy(sport, udp, 2);

@@ -107,7 +107,7 @@ static void test_rewrite_private_headers(void **state)
 	struct isw_mc_member mb[] = {{0, 10}, {1, 11}, {3, 13}, {1, 12}};
 	assert_int_equal(isw_mc_set(9, mb, 4), 0);
 
-	struct rte_mbuf *m = packet(300, 2);
+	struct rte_mbuf *m = packet(1000, 2);
 	struct seen s = {0};
 	isw_mcast(w, m, 9, ISW_MC_NO_EXCLUDE, rewrite, &s, 42);
 
@@ -119,25 +119,41 @@ static void test_rewrite_private_headers(void **state)
 	assert_int_equal(w->tx[1].n, 2);
 	assert_int_equal(w->tx[3].n, 1);
 
-	/* Each replica has its own first byte and the same 300 bytes otherwise. */
+	/* Each replica has its own first byte and the same 1000 bytes otherwise. */
 	struct rte_mbuf *r[] = {w->tx[0].pkts[0], w->tx[1].pkts[0], w->tx[3].pkts[0],
 	                        w->tx[1].pkts[1]};
 	uint8_t want[] = {0xa0 + 10, 0xa0 + 11, 0xa0 + 13, 0xa0 + 12};
 	for (int i = 0; i < 4; i++) {
-		uint8_t flat[300];
-		const uint8_t *d = rte_pktmbuf_read(r[i], 0, 300, flat);
+		uint8_t flat[1000];
+		const uint8_t *d = rte_pktmbuf_read(r[i], 0, 1000, flat);
 		assert_non_null(d);
-		assert_int_equal(rte_pktmbuf_pkt_len(r[i]), 300);
+		assert_int_equal(rte_pktmbuf_pkt_len(r[i]), 1000);
 		assert_int_equal(d[0], want[i]);
-		for (int k = 1; k < 300; k++)
+		for (int k = 1; k < 1000; k++)
 			assert_int_equal(d[k], (uint8_t)k);
 	}
-	/* Chained (header + shared payload) where the port allows, a copy where it does not. */
+	/* Longer than ISW_PRE_COPY_MAX: chained (header + shared payload) where the port allows,
+	 * a copy where it does not. */
 	assert_int_equal(r[0]->nb_segs, 2);
 	assert_int_equal(rte_pktmbuf_data_len(r[0]), 42);
 	assert_int_equal(r[2]->nb_segs, 1);
 	assert_false(RTE_MBUF_CLONED(r[2]));
 	assert_ptr_equal(r[3], m);
+
+	/* Frames up to ISW_PRE_COPY_MAX are copied whole even where sharing is allowed. */
+	for (int p = 0; p < 4; p++) {
+		for (unsigned i = 0; i < w->tx[p].n; i++)
+			rte_pktmbuf_free(w->tx[p].pkts[i]);
+		w->tx[p].n = 0;
+	}
+	m = packet(ISW_PRE_COPY_MAX, 2);
+	isw_mcast(w, m, 9, ISW_MC_NO_EXCLUDE, rewrite, &s, 42);
+	assert_int_equal(w->tx[0].pkts[0]->nb_segs, 1);
+	assert_false(RTE_MBUF_CLONED(w->tx[0].pkts[0]));
+	assert_int_equal(rte_pktmbuf_pkt_len(w->tx[0].pkts[0]), ISW_PRE_COPY_MAX);
+	assert_int_equal(rte_pktmbuf_mtod(w->tx[0].pkts[0], uint8_t *)[0], 0xa0 + 10);
+	assert_int_equal(rte_pktmbuf_mtod(w->tx[0].pkts[0], uint8_t *)[300], (uint8_t)300);
+	assert_int_equal(rte_mbuf_refcnt_read(m), 1);
 }
 
 /* A port that cannot send shared buffers (net_af_xdp) gets private copies, never references. */

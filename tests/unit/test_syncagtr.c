@@ -277,7 +277,7 @@ static void test_first_overwrites_stale(void **state)
 {
 	(void)state;
 	/* Stale values in set 1 of slot 2: the first contribution of a round overwrites. */
-	run("register write syncagtr.values 20 0 999", 1); /* (slot 2, set 1, chunk 0) = 20 */
+	run("register write syncagtr.values 5 0 999", 1); /* (chunk 0, slot 2, set 1) = 5 */
 	struct req r = {.sw = 254, .size = 1, .pool = 0x8002, .base = 10};
 	for (uint8_t h = 1; h <= 3; h++) {
 		r.host = h;
