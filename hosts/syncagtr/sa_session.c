@@ -337,3 +337,25 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 		rc = member_is_us(cfg, ctl_path, session, mac, myip, err, errlen);
 	return rc;
 }
+
+int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+                          unsigned timeout_ms)
+{
+	char reply[16384];
+	const char *p;
+	unsigned waited, ranks;
+
+	for (waited = 0;; waited += 20) {
+		if (session_show(ctl_path, session, reply, sizeof(reply)) < 0)
+			return -EIO;
+		/* members are objects with "rank" and "port" (a number once known) */
+		ranks = 0;
+		for (p = reply; (p = strstr(p, "\"rank\":")) != NULL; p++)
+			ranks++;
+		if (ranks >= cfg->workers && !strstr(reply, "\"port\":\""))
+			return 0;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(20000);
+	}
+}

@@ -46,4 +46,13 @@ int sa_ctl_command(const char *path, const char *cmd, char *reply, size_t replyl
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                         int reset, FILE *log, char *err, size_t errlen);
 
+/*
+ * Waits (at most timeout_ms) until `syncagtr session show` gives every one of the session's
+ * workers a port: members registered with "port auto" get one from their first packet, and
+ * until then the switch multicasts results to nobody there. 0 once all have one (or the reply
+ * does not say), -ETIMEDOUT, or -errno.
+ */
+int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+                          unsigned timeout_ms);
+
 #endif

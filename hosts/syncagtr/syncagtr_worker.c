@@ -21,6 +21,7 @@ struct opts {
 	unsigned repeat, session;
 	int check, json, quiet, reset, no_barrier;
 	const char *ctl;
+	double barrier_s; /* time the start barrier took */
 };
 
 static const char usage_text[] =
@@ -356,13 +357,15 @@ static void print_json(const struct opts *o, const struct sa_stats *s, int verif
 	       o->cfg.elems, o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results,
 	       s->retransmits, s->duplicates, s->stale, s->bad, s->held, s->stale_state, s->srtt_ms,
 	       s->seconds, gbps);
+	if (!o->no_barrier)
+		printf(",\"barrier_seconds\":%.6f", o->barrier_s);
 	if (o->check && o->cfg.type == SA_FLOAT32)
 		printf(",\"max_err\":%.6g", max_err);
 	printf(",\"verified\":%s}\n", !o->check ? "null" : verified ? "true" : "false");
 }
 
 /* The untimed start barrier (sa_worker_barrier): every worker is there, every slot is clean. */
-static int barrier(const struct opts *o, struct sa_worker *w)
+static int barrier(struct opts *o, struct sa_worker *w)
 {
 	struct sa_stats st = {0};
 
@@ -379,6 +382,11 @@ static int barrier(const struct opts *o, struct sa_worker *w)
 	if (!o->quiet)
 		fprintf(stderr, "rank %u: start barrier passed in %.3f s%s\n", o->cfg.rank,
 		        st.seconds, st.stale_state ? " (after ignoring stale results)" : "");
+	o->barrier_s = st.seconds;
+	/* Every worker has sent now: wait the moment the switch takes to learn their ports. */
+	if (o->ctl && sa_session_wait_ports(&o->cfg, o->ctl, o->session, 2000) < 0 && !o->quiet)
+		fprintf(stderr, "rank %u: the switch has not learned every worker's port yet\n",
+		        o->cfg.rank);
 	return 0;
 }
 

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# End to end: SyncAgtr allreduce between hosts in network namespaces through inswitch
+# (--pipeline syncagtr on net_af_xdp, or net_af_packet where AF_XDP is unavailable). The workers
+# (hosts/syncagtr/syncagtr-worker) register themselves over the control socket and check their
+# results against the sum every rank's seed implies.
+#   (a) 4 workers, 16 Mi int32, exact
+#   (b) 4 workers, 16 Mi float32, within the quantisation bound
+#   (c) 4 workers with 1% drop, 1% duplication and 1% reordering in both directions of every
+#       switch port (inswitch fault injection) plus 1% drop on every host's egress (nftables):
+#       4 Mi int32 and 2 Mi float32 (smaller, so the case fits the time budget)
+#   (d) two sessions at once (10.99.0.254: h1 h2 h3; 10.99.0.253: h3 h4 h5, so h3 is in both)
+#   (e) 6 jobs in one run (--repeat), small tensors and 64-value packets: sets keep alternating
+#       across jobs
+#   syncagtr_hosts.sh BUILD_DIR        (SA_CASES="a c" runs only those cases)
+set -euo pipefail
+build=$(cd "$1" && pwd)
+source "$(dirname "$0")/lib.sh"
+isw_need_root
+trap isw_cleanup EXIT
+
+worker=$build/hosts/syncagtr/syncagtr-worker
+# Worker options for the lossy case: a longer guard (see case_c).
+LOSSY=${SA_LOSSY:---timeout-ms 10 --guard-ms 10}
+[ -x "$worker" ] || {
+	echo "skipped: $worker not built"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	tail -n 20 "$ISW_LOG" >&2 || true
+	exit 1
+}
+
+# run_workers NAME SESSION SWITCH_IP "HOSTS" [worker options...]: rank r runs on the r-th host
+# of HOSTS; all in parallel; fails unless every one exits 0 (which, with --check, means its
+# result verified). Prints each rank's JSON summary line. With RANK0_FIRST=1, rank 0 starts
+# alone and the others once it is registered (after its --reset, see case_e).
+run_workers() {
+	local name=$1 sess=$2 ip=$3 hosts=($4) pids=() r rc=0 h k
+	shift 4
+	for r in "${!hosts[@]}"; do
+		h=${hosts[$r]}
+		isw_ns "$h" "$worker" --rank "$r" --workers "${#hosts[@]}" --switch-ip "$ip" \
+			--ctl "$ISW_CTL_SOCK" --session "$sess" --json --quiet "$@" \
+			>"$ISW_TMP/$name.$r.json" 2>"$ISW_TMP/$name.$r.err" &
+		pids+=($!)
+		if [ "$r" = 0 ] && [ "${RANK0_FIRST:-0}" = 1 ]; then
+			for ((k = 0; k < 100; k++)); do
+				isw_ctl --json syncagtr session show "$sess" 2>/dev/null |
+					jq -e '.members | any(.rank == 0)' >/dev/null && break
+				sleep 0.1
+			done
+		fi
+	done
+	for r in "${!pids[@]}"; do
+		if ! wait "${pids[$r]}"; then
+			echo "$name: rank $r failed:" >&2
+			cat "$ISW_TMP/$name.$r.err" >&2
+			rc=1
+		fi
+	done
+	for r in "${!hosts[@]}"; do
+		jq -c '{rank, type, elems, seconds, goodput_gbps, retransmits, duplicates, srtt_ms, barrier_seconds, verified}' \
+			"$ISW_TMP/$name.$r.json" 2>/dev/null | sed "s/^/$name: /"
+	done
+	[ "$rc" -eq 0 ] || return 1
+	for r in "${!hosts[@]}"; do
+		[ "$(jq -r .verified "$ISW_TMP/$name.$r.json")" = true ] || return 1
+	done
+}
+
+# The goodput of a case: the slowest rank's, in Gbit/s.
+goodput() {
+	cat "$ISW_TMP/$1".*.json | jq -s 'map(.goodput_gbps) | min'
+}
+
+isw_topo_create 5
+isw_switch_start "$build" --pipeline syncagtr || fail "inswitch did not start"
+echo "inswitch runs on $ISW_DRIVER ports"
+# Five AF_XDP attachments reset five links: allow them twice the usual time.
+isw_wait_path 1 10.99.0.5 || isw_wait_path 1 10.99.0.5 || fail "h1 never reached h5"
+
+S1=10.99.0.254
+S2=10.99.0.253
+
+# (a) int32, exact.
+case_a() {
+	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
+	run_workers a 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check || fail "(a) int32 allreduce"
+	echo "(a) 4 workers, 16 Mi int32: verified, goodput $(goodput a) Gbit/s"
+}
+
+# (b) float32 within the quantisation bound. A new run starts from set 0 in every slot: clear
+# the slots first (no worker is running, so no barrier is needed).
+case_b() {
+	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
+	run_workers b 1 $S1 "1 2 3 4" --count 16Mi --type float32 --check ||
+		fail "(b) float32 allreduce"
+	echo "(b) 4 workers, 16 Mi float32: verified, goodput $(goodput b) Gbit/s," \
+		"max |error| $(cat "$ISW_TMP"/b.*.json | jq -s 'map(.max_err) | max')"
+}
+
+faults() {
+	local p d
+	for p in 0 1 2 3 4; do
+		for d in rx tx; do
+			if [ "$1" = on ]; then
+				isw_ctl port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null
+			else
+				isw_ctl port fault $p $d off >/dev/null
+			fi
+		done
+	done
+}
+
+# nft_loss on|off: 1% drop of SwitchML packets on every worker host's egress.
+nft_loss() {
+	local i
+	for i in 1 2 3 4; do
+		if [ "$1" = off ]; then
+			isw_ns "$i" nft delete table netdev loss 2>/dev/null || true
+			continue
+		fi
+		isw_ns "$i" nft -f - <<-EOF || return 1
+			table netdev loss {
+				chain egress {
+					type filter hook egress device eth0 priority 0;
+					udp dport 48864 numgen random mod 100 < 1 drop
+				}
+			}
+		EOF
+	done
+}
+
+# (c) loss, duplication, reordering on every link.
+case_c() {
+	local nft=off retx dups
+	faults on
+	command -v nft >/dev/null && nft_loss on && nft=on
+	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
+	run_workers c1 1 $S1 "1 2 3 4" --count 4Mi --type int32 --check $LOSSY ||
+		fail "(c) int32 allreduce with faults"
+	isw_ctl syncagtr session reset 1 >/dev/null
+	run_workers c2 1 $S1 "1 2 3 4" --count 2Mi --type float32 --check $LOSSY ||
+		fail "(c) float32 allreduce with faults"
+	retx=$(cat "$ISW_TMP"/c1.*.json "$ISW_TMP"/c2.*.json | jq -s 'map(.retransmits) | add')
+	dups=$(cat "$ISW_TMP"/c1.*.json "$ISW_TMP"/c2.*.json | jq -s 'map(.duplicates) | add')
+	echo "(c) with faults (port 0: $(isw_ctl --json port show 0 |
+		jq -c '.fault | {rx: (.rx | {dropped, duplicated, reordered}), tx: (.tx | {dropped, duplicated, reordered})}');" \
+		"host egress drop: $nft): 4 Mi int32 at $(goodput c1) Gbit/s," \
+		"2 Mi float32 at $(goodput c2) Gbit/s, verified; $retx retransmits, $dups duplicate results"
+	[ "$retx" -gt 0 ] || fail "(c) no retransmission happened: the faults did not bite"
+	faults off
+	nft_loss off
+}
+
+# (d) two sessions at once; h3 is rank 2 of session 1 and rank 0 of session 2, with its
+# session-2 worker on other UDP ports. Session 1 is made again for 3 workers.
+case_d() {
+	local d1 d2
+	isw_ctl syncagtr session del 1 >/dev/null 2>&1 || true
+	run_workers d1 1 $S1 "1 2 3" --count 4Mi --type int32 --check --seed 7 &
+	d1=$!
+	run_workers d2 2 $S2 "3 4 5" --count 4Mi --type float32 --check --seed 8 \
+		--worker-port 5000 &
+	d2=$!
+	wait $d1 || fail "(d) session 1"
+	wait $d2 || fail "(d) session 2"
+	echo "(d) two sessions at once: int32 on $S1 at $(goodput d1) Gbit/s," \
+		"float32 on $S2 at $(goodput d2) Gbit/s, both verified"
+	isw_ctl syncagtr session del 1 >/dev/null
+}
+
+# (e) several jobs in one run, with small tensors: the last job of a slice ends mid-cycle.
+# Rank 0 resets the session itself (--reset) and registers; the others start after that (they
+# must not send before the reset: README, "the barrier problem").
+case_e() {
+	RANK0_FIRST=1 run_workers e 1 $S1 "1 2 3 4" --count 100003 --elems 64 --repeat 6 --check \
+		--reset || fail "(e) repeated jobs"
+	echo "(e) 6 jobs of 100003 int32 in one run (64-value packets, rank 0 --reset): verified"
+}
+
+for c in ${SA_CASES:-a b c d e}; do
+	"case_$c"
+done
+isw_ctl syncagtr session show
+echo "PASS"
