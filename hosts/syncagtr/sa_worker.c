@@ -128,8 +128,11 @@ static int thread_open(struct sa_worker *w, struct sa_thread *t)
 	int e;
 
 	t->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (t->fd < 0)
-		return -errno;
+	if (t->fd < 0) {
+		e = errno;
+		set_error(w, "UDP socket: %s", strerror(e));
+		return -e;
+	}
 	sock_bufs(t->fd);
 	me.sin_addr.s_addr = htonl(INADDR_ANY);
 	me.sin_port = htons((uint16_t)port);
@@ -151,25 +154,24 @@ static int thread_open(struct sa_worker *w, struct sa_thread *t)
 	return 0;
 }
 
-struct sa_worker *sa_worker_create(const struct sa_config *cfg)
+struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen)
 {
 	struct sa_worker *w;
-	char why[128];
 	unsigned i;
 	int rc;
 
-	if (sa_config_check(cfg, why, sizeof(why)) < 0) {
+	if (sa_config_check(cfg, err, errlen) < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return NULL;
+		goto nomem;
 	w->cfg = *cfg;
 	pthread_mutex_init(&w->errlock, NULL);
 	w->th = calloc(cfg->threads, sizeof(*w->th));
 	if (!w->th)
-		goto fail;
+		goto nomem;
 	for (i = 0; i < cfg->threads; i++) {
 		w->th[i].fd = -1;
 		w->th[i].w = w;
@@ -178,21 +180,20 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg)
 	for (i = 0; i < cfg->threads; i++) {
 		w->th[i].win = calloc(cfg->window, sizeof(struct sa_win));
 		if (!w->th[i].win)
-			goto fail;
+			goto nomem;
 		rc = thread_open(w, &w->th[i]);
 		if (rc < 0) {
+			snprintf(err, errlen, "%s", w->errmsg);
+			sa_worker_destroy(w);
 			errno = -rc;
-			goto fail;
+			return NULL;
 		}
 	}
 	return w;
-fail:
-	rc = errno;
-	/* Keep the reason for the caller: bind and connect errors are worth showing. */
-	if (w->errmsg[0])
-		fprintf(stderr, "syncagtr: %s\n", w->errmsg);
+nomem:
+	snprintf(err, errlen, "out of memory");
 	sa_worker_destroy(w);
-	errno = rc;
+	errno = ENOMEM;
 	return NULL;
 }
 
@@ -212,11 +213,7 @@ void sa_worker_destroy(struct sa_worker *w)
 	free(w);
 }
 
-static size_t elem_size(const struct sa_config *c)
-{
-	(void)c;
-	return 4; /* int32 and float32 alike */
-}
+#define ELEM_BYTES 4u /* int32 and float32 alike */
 
 /* Elements of block b of the slice (the last one may be partial). */
 static size_t block_len(const struct sa_thread *t, uint64_t b)
@@ -228,12 +225,12 @@ static size_t block_len(const struct sa_thread *t, uint64_t b)
 
 static const void *block_in(const struct sa_thread *t, uint64_t b)
 {
-	return t->in + (t->off + (size_t)b * t->w->cfg.elems) * elem_size(&t->w->cfg);
+	return t->in + (t->off + (size_t)b * t->w->cfg.elems) * ELEM_BYTES;
 }
 
 static void *block_out(const struct sa_thread *t, uint64_t b)
 {
-	return t->out + (t->off + (size_t)b * t->w->cfg.elems) * elem_size(&t->w->cfg);
+	return t->out + (t->off + (size_t)b * t->w->cfg.elems) * ELEM_BYTES;
 }
 
 static unsigned win_pos(const struct sa_thread *t, uint64_t k)

@@ -161,8 +161,8 @@ void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a);
 
 struct sa_worker;
 
-/* Opens and connects the threads' sockets. NULL and errno on failure. */
-struct sa_worker *sa_worker_create(const struct sa_config *cfg);
+/* Opens and connects the threads' sockets. NULL and errno on failure, with a reason in err. */
+struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen);
 void sa_worker_destroy(struct sa_worker *w);
 
 /* Called about once a second from the calling thread during an allreduce. */

@@ -463,9 +463,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sa_gen(o.seed, o.cfg.rank, o.cfg.type, in, 0, o.count);
-	w = sa_worker_create(&o.cfg);
+	w = sa_worker_create(&o.cfg, err, sizeof(err));
 	if (!w) {
-		fprintf(stderr, "syncagtr-worker: cannot open sockets: %s\n", strerror(errno));
+		fprintf(stderr, "syncagtr-worker: %s\n", err);
 		return 1;
 	}
 	rc = run(&o, w, in, out);

@@ -532,6 +532,8 @@ struct job {
 static void job_init(struct job *j, const struct model *m, unsigned rank, enum sa_dtype type,
                      size_t count, unsigned repeat, int barrier)
 {
+	char err[256];
+
 	memset(j, 0, sizeof(*j));
 	sa_config_default(&j->c);
 	j->c.rank = rank;
@@ -547,7 +549,9 @@ static void job_init(struct job *j, const struct model *m, unsigned rank, enum s
 	j->c.switch_port = MODEL_PORT;
 	j->c.switch_ip.s_addr = htonl(INADDR_LOOPBACK);
 	j->c.worker_port = m->rank_port[rank];
-	j->w = sa_worker_create(&j->c);
+	j->w = sa_worker_create(&j->c, err, sizeof(err));
+	if (!j->w)
+		fail_msg("sa_worker_create: %s", err);
 	assert_non_null(j->w);
 	j->count = count;
 	j->repeat = repeat;
