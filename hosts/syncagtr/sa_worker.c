@@ -57,6 +57,7 @@ struct sa_thread {
 	uint64_t blocks, total, done, next_deadline, last_progress;
 	uint64_t srtt, rttvar; /* ns, smoothed round trip and its variation; srtt 0 = none yet */
 	int barrier;           /* this job is sa_worker_barrier's */
+	uint64_t end;          /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
 	struct sa_win *win;
 	struct sa_stats st;
@@ -547,6 +548,7 @@ static void *thread_main(void *arg)
 	struct sa_thread *t = arg;
 
 	t->err = thread_loop(t);
+	t->end = now_ns();
 	publish(t);
 	if (t->err < 0)
 		atomic_store(&t->w->abort, 1);
@@ -632,7 +634,7 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
                    struct sa_stats *st, sa_progress_fn progress, void *arg)
 {
 	const struct sa_config *c = &w->cfg;
-	uint64_t start, total = 0;
+	uint64_t start, end, total = 0;
 	struct sa_stats sum = {0};
 	unsigned i, started = 0;
 	int rc = 0, e;
@@ -663,7 +665,11 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 		sa_stats_add(&sum, &w->th[i].st);
 		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
 	}
-	sum.seconds = (double)(now_ns() - start) / 1e9;
+	/* The job ends when its last thread does, not when this thread noticed. */
+	end = start;
+	for (i = 0; i < started; i++)
+		end = w->th[i].end > end ? w->th[i].end : end;
+	sum.seconds = (double)(end - start) / 1e9;
 	w->job++;
 	if (st)
 		sa_stats_add(st, &sum);
