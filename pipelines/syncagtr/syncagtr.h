@@ -35,7 +35,10 @@ struct rte_mbuf;
 /* Register arrays, in declaration order (regs[] of the pipeline). */
 enum sa_reg {
 	SA_REG_BITMAP, /* pair per slot: lo = set 0, hi = set 1 worker bitmaps */
-	SA_REG_LEARN,  /* per (session, rank): ingress port + 1 of its latest packet */
+	/* per (session, rank): ingress port + 1 of its latest packet. The one array more than one
+	 * lcore may write (packets of one worker can land in several slot shards); the writes are
+	 * aligned 32-bit stores of a port the worker did use, and only the control thread reads. */
+	SA_REG_LEARN,
 	SA_REG_COUNT,  /* per (slot, set): workers still missing */
 	SA_REG_EXP,    /* pair per (slot, set): max e0, max e1 */
 	SA_REG_VALUES, /* vector of 64 lanes per (chunk of 64 elements, slot, set) */

@@ -456,7 +456,7 @@ static void members_json(struct isw_json *j, const struct sa_session *s)
 			isw_json_str_kv(j, "port", "not seen yet");
 		else
 			isw_json_u64(j, "port", m->port);
-		isw_json_bool(j, "learned", m->auto_port);
+		isw_json_bool(j, "auto", m->auto_port);
 		isw_json_obj_close(j);
 	}
 }
@@ -575,6 +575,10 @@ static int cmd_worker_del(struct isw_cmd_ctx *c, int argc, char **argv)
 		s->w[rank] = old;
 		return isw_cmd_err(c, ENOMEM, "no memory");
 	}
+	/* No worker admits the rank's packets any more (publish() waited for them), so nobody
+	 * writes its learn cell: clear it, or a later "port auto" worker of this rank would
+	 * inherit the port. */
+	isw_reg_set(sa_regs[SA_REG_LEARN], (id - 1) * SA_WORKERS_MAX + rank, 0, 0);
 	group_update(s);
 	return 0;
 }

@@ -557,6 +557,13 @@ static void test_learned_port(void **state)
 	feed(&r, 3);
 	assert_int_equal(w->tx[3].n, 1);
 	assert_int_equal(w->tx[0].n, 1);
+	/* A new worker of that rank does not inherit the port its predecessor was seen on. */
+	run("syncagtr worker del 3 0", 1);
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:08 ip 10.0.0.8 port auto", 1);
+	isw_tick_run();
+	run("syncagtr session show 3", 1);
+	assert_non_null(
+	        strstr(isw_json_str(&out), "\"ip\":\"10.0.0.8\",\"port\":\"not seen yet\""));
 }
 
 static struct rte_mbuf *raw(const uint8_t *f, uint16_t len, uint16_t in_port)
