@@ -55,8 +55,9 @@ static struct rte_mbuf *copy(struct rte_mbuf *m, struct rte_mempool *mp)
 }
 
 /* A replica whose first hdr_len bytes are private and the rest shared with m where possible.
- * Small frames are copied whole: one allocation and a short memcpy cost less than a header
- * mbuf, an indirect mbuf and the atomic reference counting of the shared buffer. */
+ * Small frames are copied whole: one allocation and a short memcpy are expected to cost less
+ * than a header mbuf, an indirect mbuf and the atomic reference counting of the shared buffer
+ * (not measured on a port that sends chains: bench/README.md). */
 static struct rte_mbuf *replica(struct rte_mbuf *m, uint16_t port, uint16_t hdr_len)
 {
 	struct rte_mempool *mp = isw_dp.pool;
