@@ -463,6 +463,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sa_gen(o.seed, o.cfg.rank, o.cfg.type, in, 0, o.count);
+	memset(out, 0, o.count * 4); /* fault the pages in now, not during the timed job */
 	w = sa_worker_create(&o.cfg, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "syncagtr-worker: %s\n", err);
