@@ -61,7 +61,8 @@ static const char usage_text[] =
         "      --reset              with --ctl, rank 0 clears the session's slots before it\n"
         "                           sends (safe with the start barrier: README)\n"
         "  -j, --json               print one JSON object with the figures\n"
-        "  -q, --quiet              no progress lines\n"
+        "  -q, --quiet              no progress, registration or per-job lines (the check\n"
+        "                           verdict and the summary still appear)\n"
         "  -h, --help               this text\n"
         "\n";
 
@@ -318,14 +319,16 @@ static void progress(void *arg, uint64_t results, uint64_t total, const struct s
 
 static void report_check(const struct opts *o, const struct sa_verify_result *v, unsigned job)
 {
+	FILE *f = o->json ? stderr : stdout; /* with --json, stdout holds only the object */
+
 	if (v->ok) {
 		if (o->cfg.type == SA_FLOAT32)
-			fprintf(stderr,
+			fprintf(f,
 			        "rank %u job %u: result verified (max |error| %.3g, at most %.3f "
 			        "of the bound)\n",
 			        o->cfg.rank, job, v->max_err, v->max_err_ratio);
 		else
-			fprintf(stderr, "rank %u job %u: result verified\n", o->cfg.rank, job);
+			fprintf(f, "rank %u job %u: result verified\n", o->cfg.rank, job);
 		return;
 	}
 	if (o->cfg.type == SA_INT32)
@@ -420,8 +423,7 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 			        one.retransmits, one.duplicates);
 		if (o->check) {
 			sa_verify(&o->cfg, o->seed, out, o->count, &v);
-			if (!o->quiet || !v.ok)
-				report_check(o, &v, j);
+			report_check(o, &v, j);
 			verified &= v.ok;
 			max_err = v.max_err > max_err ? v.max_err : max_err;
 			memset(out, 0xa5, o->count * 4); /* the next job must write every element */
@@ -429,10 +431,10 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 	}
 	if (o->json)
 		print_json(o, &total, verified, max_err);
-	else if (!o->quiet)
-		fprintf(stderr, "rank %u: goodput %.3f Gbit/s over %u job(s)%s\n", o->cfg.rank,
-		        (double)o->count * 32 * o->repeat / total.seconds / 1e9, o->repeat,
-		        o->check && verified ? ", result verified" : "");
+	else
+		printf("rank %u: goodput %.3f Gbit/s over %u job(s)%s\n", o->cfg.rank,
+		       (double)o->count * 32 * o->repeat / total.seconds / 1e9, o->repeat,
+		       o->check && verified ? ", result verified" : "");
 	return verified ? 0 : 1;
 }
 
