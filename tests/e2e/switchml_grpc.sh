@@ -260,7 +260,7 @@ echo "$show" | jq -e '.ok' >/dev/null || fail "session show failed: $show"
 s1=$(echo "$show" | jq -c '[.sessions[] | select(.session == 1) | {ip, workers, registered, slots}]')
 [ "$s1" = '[{"ip":"10.200.0.254","workers":3,"registered":3,"slots":512}]' ] ||
 	fail "session 1 is $s1"
-m1=$(echo "$show" | jq -c '[.members[] | select(.session == 1) | [.rank, .mac, .ip, .learned]]')
+m1=$(echo "$show" | jq -c '[.members[] | select(.session == 1) | [.rank, .mac, .ip, .auto]]')
 want='[[0,"0c:42:a1:5e:01:01","10.200.0.11",true],[1,"0c:42:a1:5e:01:02","10.200.0.12",true],[2,"0c:42:a1:5e:01:03","10.200.0.13",true]]'
 [ "$m1" = "$want" ] || fail "session 1 members are $m1, want $want"
 s2=$(echo "$show" | jq -c '[.sessions[] | select(.session == 2) | {ip, workers, slots}]')
