@@ -133,3 +133,21 @@ char *isw_fmt_mac(const uint8_t mac[6], char *buf)
 	         mac[5]);
 	return buf;
 }
+
+int isw_arg_kv(struct isw_cmd_ctx *c, int argc, char **argv, struct isw_kv *kv, unsigned n)
+{
+	if (argc % 2 != 0)
+		return isw_cmd_err(c, EINVAL, "'%s' needs a value", argv[argc - 1]);
+	for (int i = 0; i < argc; i += 2) {
+		unsigned k = 0;
+		while (k < n && strcmp(kv[k].key, argv[i]) != 0)
+			k++;
+		if (k == n)
+			return isw_cmd_err(c, EINVAL, "unknown option '%s' (usage: %s %s)", argv[i],
+			                   c->cmd->path, c->cmd->usage);
+		if (kv[k].val != NULL)
+			return isw_cmd_err(c, EINVAL, "'%s' given twice", argv[i]);
+		kv[k].val = argv[i + 1];
+	}
+	return 0;
+}

@@ -88,6 +88,16 @@ int isw_arg_port(struct isw_cmd_ctx *c, const char *s, uint16_t *out);
 /* Demands between lo and hi arguments, quoting the command's usage on error. */
 int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi);
 
+/* KEY VALUE options after a command's positional arguments. */
+struct isw_kv {
+	const char *key;
+	const char *val; /* NULL unless given */
+};
+
+/* Fills kv[].val from argv (KEY VALUE ...): each key at most once and known, every key with a
+ * value. Returns 0 or -EINVAL with the error set. */
+int isw_arg_kv(struct isw_cmd_ctx *c, int argc, char **argv, struct isw_kv *kv, unsigned n);
+
 /* Formats a MAC as "02:00:00:00:00:01" into buf (18 bytes). */
 char *isw_fmt_mac(const uint8_t mac[6], char *buf);
 

@@ -339,6 +339,48 @@ static inline void isw_salu_vec_merge(struct isw_pass *p, const struct isw_reg *
 			isw_be32_store(dst + 4 * i, c[i]);
 }
 
+/*
+ * Tofino's saturating add with sticky rails (ATP) over lanes 0..n-1 from a big-endian packet
+ * field: when first, stores the field; otherwise a lane is updated only while its cell is
+ * strictly between -INT32_MAX and INT32_MAX, and the sum is clamped to the int32 range. When out
+ * is not NULL, writes the new cells there, big-endian (out may be in).
+ */
+static inline void isw_salu_vec_sadd(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                     const void *in, unsigned n, bool first, void *out)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_vec_cell(r, idx);
+	const uint8_t *src = in;
+	uint8_t *dst = out;
+	if (first) {
+		for (unsigned i = 0; i < n; i++)
+			c[i] = isw_be32_load(src + 4 * i);
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			int64_t cur = (int32_t)c[i];
+			int64_t sum = cur + (int32_t)isw_be32_load(src + 4 * i);
+			sum = sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : sum;
+			bool live = cur > -INT32_MAX && cur < INT32_MAX;
+			c[i] = live ? (uint32_t)(int32_t)sum : c[i];
+		}
+	}
+	if (dst != NULL)
+		for (unsigned i = 0; i < n; i++)
+			isw_be32_store(dst + 4 * i, c[i]);
+}
+
+/* Compare-and-release: zeroes the cell if it holds key; returns true if it did. */
+static inline bool isw_salu_release(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                    uint32_t key)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	if (*c != key)
+		return false;
+	*c = 0;
+	return true;
+}
+
 /* Map.get over lanes 0..n-1, written big-endian to out. */
 static inline void isw_salu_vec_read(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
                                      void *out, unsigned n)

@@ -7,21 +7,26 @@
 #ifndef ISW_DROP_H
 #define ISW_DROP_H
 
-#define ISW_FOREACH_DROP(_)                                                          \
-	_(RUNT, "runt", "frame shorter than an Ethernet header")                     \
-	_(NO_DEST, "no-dest", "unknown destination and flooding disabled")           \
-	_(HAIRPIN, "hairpin", "destination port is the ingress port")                \
-	_(NO_GROUP, "no-group", "multicast group missing or empty")                  \
-	_(NO_MBUF, "no-mbuf", "mbuf pool exhausted")                                 \
-	_(TX_FULL, "tx-full", "transmit queue full")                                 \
-	_(HANDOFF_FULL, "handoff-full", "ring to the owning lcore full")             \
-	_(FAULT, "fault", "dropped by fault injection")                              \
-	_(BAD_PORT, "bad-port", "destination port does not exist")                   \
-	_(NO_PIPELINE, "no-pipeline", "no pipeline took the packet")                 \
-	_(MALFORMED, "malformed", "protocol header truncated or malformed")          \
-	_(SA_SIZE, "sa-size", "SwitchML size code not supported (only 1 and 3 are)") \
-	_(SA_REGION, "sa-region", "SwitchML pool index outside the session's slots") \
-	_(SA_RETX_PENDING, "sa-retx-pending", "SwitchML retransmission to an incomplete slot")
+#define ISW_FOREACH_DROP(_)                                                                     \
+	_(RUNT, "runt", "frame shorter than an Ethernet header")                                \
+	_(NO_DEST, "no-dest", "unknown destination and flooding disabled")                      \
+	_(HAIRPIN, "hairpin", "destination port is the ingress port")                           \
+	_(NO_GROUP, "no-group", "multicast group missing or empty")                             \
+	_(NO_MBUF, "no-mbuf", "mbuf pool exhausted")                                            \
+	_(TX_FULL, "tx-full", "transmit queue full")                                            \
+	_(HANDOFF_FULL, "handoff-full", "ring to the owning lcore full")                        \
+	_(FAULT, "fault", "dropped by fault injection")                                         \
+	_(BAD_PORT, "bad-port", "destination port does not exist")                              \
+	_(NO_PIPELINE, "no-pipeline", "no pipeline took the packet")                            \
+	_(MALFORMED, "malformed", "protocol header truncated or malformed")                     \
+	_(SA_SIZE, "sa-size", "SwitchML size code not supported (only 1 and 3 are)")            \
+	_(SA_REGION, "sa-region", "SwitchML pool index outside the session's slots")            \
+	_(SA_RETX_PENDING, "sa-retx-pending", "SwitchML retransmission to an incomplete slot")  \
+	_(ATP_APP, "atp-app", "ATP frame of an application that is not registered")             \
+	_(ATP_PORT, "atp-port", "ATP frame from a port not registered for its role in the app") \
+	_(ATP_NO_PS, "atp-no-ps", "no parameter-server port for the ATP frame's PSIndex")       \
+	_(ATP_AGTR, "atp-agtr", "ATP aggregator index beyond the pool")                         \
+	_(ATP_DUP, "atp-dup", "ATP duplicate to an aggregator that is not complete")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,

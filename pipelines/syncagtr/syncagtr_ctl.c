@@ -215,30 +215,6 @@ static int need_enabled(struct isw_cmd_ctx *c)
 	return isw_cmd_err(c, ENOENT, "syncagtr is not enabled (pipeline enable syncagtr)");
 }
 
-/* KEY VALUE pairs after the positional arguments: each key at most once, all known. */
-struct kv {
-	const char *key;
-	const char *val;
-};
-
-static int kv_parse(struct isw_cmd_ctx *c, int argc, char **argv, struct kv *kv, unsigned n)
-{
-	if (argc % 2 != 0)
-		return isw_cmd_err(c, EINVAL, "'%s' needs a value", argv[argc - 1]);
-	for (int i = 0; i < argc; i += 2) {
-		unsigned k = 0;
-		while (k < n && strcmp(kv[k].key, argv[i]) != 0)
-			k++;
-		if (k == n)
-			return isw_cmd_err(c, EINVAL, "unknown option '%s' (usage: %s %s)", argv[i],
-			                   c->cmd->path, c->cmd->usage);
-		if (kv[k].val != NULL)
-			return isw_cmd_err(c, EINVAL, "'%s' given twice", argv[i]);
-		kv[k].val = argv[i + 1];
-	}
-	return 0;
-}
-
 static int arg_session(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
 {
 	if (isw_arg_u32(c, s, "session", 1, SA_SESSIONS_MAX, id) < 0)
@@ -281,10 +257,10 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id, n, slots = SA_SLOTS_DEFAULT;
 	rte_be32_t ip;
-	struct kv kv[] = {{"ip", NULL}, {"workers", NULL}, {"slots", NULL}};
+	struct isw_kv kv[] = {{"ip", NULL}, {"workers", NULL}, {"slots", NULL}};
 	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 5, 7) < 0 ||
 	    arg_session(c, argv[0], false, &id) < 0 ||
-	    kv_parse(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
 		return -EINVAL;
 	if (kv[0].val == NULL || kv[1].val == NULL)
 		return isw_cmd_err(c, EINVAL, "usage: syncagtr session add %s", c->cmd->usage);
@@ -509,13 +485,13 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	uint8_t mac[6];
 	rte_be32_t ip;
 	uint16_t port = SA_PORT_AUTO;
-	struct kv kv[] = {{"mac", NULL}, {"ip", NULL}, {"port", NULL}};
+	struct isw_kv kv[] = {{"mac", NULL}, {"ip", NULL}, {"port", NULL}};
 	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 8, 8) < 0 ||
 	    arg_session(c, argv[0], true, &id) < 0)
 		return -EINVAL;
 	struct sa_session *s = &master.sess[id];
 	if (isw_arg_u32(c, argv[1], "rank", 0, s->nworkers - 1u, &rank) < 0 ||
-	    kv_parse(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
+	    isw_arg_kv(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
 	    isw_arg_mac(c, kv[0].val, "mac", mac) < 0 || isw_arg_ipv4(c, kv[1].val, "ip", &ip) < 0)
 		return -EINVAL;
 	bool auto_port = strcmp(kv[2].val, "auto") == 0;
@@ -588,13 +564,13 @@ ISW_CMD_REGISTER(sa_worker_del, "syncagtr worker del", "ID RANK", "remove a work
 static int cmd_slot_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id, slot, set = 0, elems = SA_CHUNK;
-	struct kv kv[] = {{"set", NULL}, {"elems", NULL}};
+	struct isw_kv kv[] = {{"set", NULL}, {"elems", NULL}};
 	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 6) < 0 ||
 	    arg_session(c, argv[0], true, &id) < 0)
 		return -EINVAL;
 	const struct sa_session *s = &master.sess[id];
 	if (isw_arg_u32(c, argv[1], "slot", 0, s->nslots - 1, &slot) < 0 ||
-	    kv_parse(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
+	    isw_arg_kv(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
 	    (kv[0].val && isw_arg_u32(c, kv[0].val, "set", 0, 1, &set) < 0) ||
 	    (kv[1].val && isw_arg_u32(c, kv[1].val, "elems", SA_CHUNK, SA_ELEMS_MAX, &elems) < 0))
 		return -EINVAL;

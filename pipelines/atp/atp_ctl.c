@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ATP control side: the pipeline's registration and ASIC declaration, the apps (appID, worker
+ * ports, PS port per PSIndex), the shared aggregator pool, the snapshots published to the data
+ * path, and the `atp ...` commands (docs/atp.md, docs/ctl.md).
+ *
+ * Control thread only. Every command checks all its arguments before it changes anything.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atp.h"
+#include "budget.h"
+#include "cmd.h"
+#include "dp.h"
+#include "pipeline.h"
+
+#define ATP_POOL_NAME "atp.aggregators"
+/* Switch memory behind one aggregator: owner, bitmap, count, ECN and 62 values. */
+#define ATP_AGTR_BYTES (4u * 4u + 4u * ATP_VALUES)
+
+struct atp_conf *atp_conf_cur;
+struct isw_reg *atp_regs[ATP_REG_NB];
+struct atp_counters atp_counters[ISW_MAX_WORKERS][ATP_APPS_MAX + 1];
+
+static struct atp_conf *master; /* what the next snapshot is copied from */
+
+static int publish(void)
+{
+	struct atp_conf *c = malloc(sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	memcpy(c, master, sizeof(*c));
+	isw_rcu_publish((void **)&atp_conf_cur, c, free);
+	return 0;
+}
+
+/* The app's PRE group: each distinct worker port once, in port order. */
+static int group_update(const struct atp_app *a)
+{
+	struct isw_mc_member mb[ISW_MAX_PORTS];
+	uint16_t n = 0;
+	for (uint16_t p = 0; p < ISW_MAX_PORTS; p++)
+		if ((a->worker_ports >> p) & 1)
+			mb[n++] = (struct isw_mc_member){.port = p, .rid = p};
+	return isw_mc_set(a->group, mb, n);
+}
+
+static void pool_clear(void)
+{
+	for (unsigned i = 0; i < ATP_REG_NB; i++)
+		isw_reg_clear(atp_regs[i]);
+}
+
+/* The whole pool is one shared range: apps do not partition it, they share it first come
+ * first served, so the budget shows one holder for all of them. */
+static int pool_take(uint32_t n, char *err, size_t errlen)
+{
+	uint32_t base;
+	isw_budget_give(ATP_POOL_NAME, "atp apps (shared)");
+	return isw_budget_take(ATP_POOL_NAME, "atp apps (shared)", n, &base, err, errlen);
+}
+
+static int atp_enable(struct isw_reg **regs, char *err, size_t errlen)
+{
+	master = calloc(1, sizeof(*master));
+	if (master == NULL) {
+		snprintf(err, errlen, "no memory for the atp configuration");
+		return -ENOMEM;
+	}
+	int rc = isw_budget_pool_add(ATP_POOL_NAME, ATP_POOL_MAX, ATP_AGTR_BYTES, "aggregator");
+	if (rc < 0 || (rc = pool_take(ATP_POOL_DEFAULT, err, errlen)) < 0) {
+		if (rc == -EEXIST || rc == -ENOSPC)
+			snprintf(err, errlen, "cannot register memory pool %s", ATP_POOL_NAME);
+		isw_budget_pool_del(ATP_POOL_NAME);
+		free(master);
+		master = NULL;
+		return rc;
+	}
+	for (unsigned i = 0; i < ATP_REG_NB; i++)
+		atp_regs[i] = regs[i];
+	master->pool = ATP_POOL_DEFAULT;
+	if ((rc = publish()) < 0) {
+		isw_budget_pool_del(ATP_POOL_NAME);
+		free(master);
+		master = NULL;
+		snprintf(err, errlen, "no memory for the atp configuration");
+	}
+	return rc;
+}
+
+static void atp_disable(void)
+{
+	for (unsigned i = 1; i <= ATP_APPS_MAX; i++)
+		if (master->apps[i].valid)
+			isw_mc_destroy(master->apps[i].group);
+	isw_rcu_publish((void **)&atp_conf_cur, NULL, free);
+	isw_budget_pool_del(ATP_POOL_NAME);
+	free(master);
+	master = NULL;
+	memset(atp_regs, 0, sizeof(atp_regs));
+}
+
+static const struct isw_reg_decl atp_reg_decls[ATP_REG_NB] = {
+        [ATP_REG_OWNER] = {"owner", 1, ISW_REG_U32, ATP_POOL_MAX},
+        [ATP_REG_BITMAP] = {"bitmap", 2, ISW_REG_U32, ATP_POOL_MAX},
+        [ATP_REG_COUNT] = {"count", 3, ISW_REG_U32, ATP_POOL_MAX},
+        [ATP_REG_ECN] = {"ecn", 3, ISW_REG_U32, ATP_POOL_MAX},
+        [ATP_REG_VALUES] = {"values", 4, ISW_REG_VEC, ATP_POOL_MAX, ATP_VALUES, 4},
+};
+
+static const struct isw_table_decl atp_tables[] = {
+        /* appID -> app (worker ports, PS ports, group) */
+        {"apps", 0, ATP_APPS_MAX, 16},
+};
+
+static const struct isw_asic_decl atp_asic = {
+        .pipeline = "atp",
+        .regs = atp_reg_decls,
+        .nb_regs = ATP_REG_NB,
+        .tables = atp_tables,
+        .nb_tables = RTE_DIM(atp_tables),
+};
+
+static struct isw_pipeline atp = {
+        .name = "atp",
+        .help = "ATP aggregation: shared aggregator pool, collisions and resends to the PS",
+        .order = 60,
+        .asic = &atp_asic,
+        .enable = atp_enable,
+        .disable = atp_disable,
+        .process = atp_process,
+        .process_strict = atp_process_strict,
+};
+ISW_PIPELINE_REGISTER(atp)
+
+/* ---- Commands ---- */
+
+static int need_enabled(struct isw_cmd_ctx *c)
+{
+	if (master != NULL)
+		return 0;
+	return isw_cmd_err(c, ENOENT, "atp is not enabled (pipeline enable atp)");
+}
+
+static int arg_app(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
+{
+	if (isw_arg_u32(c, s, "app", 1, UINT16_MAX, id) < 0)
+		return -EINVAL;
+	if (must_exist && master->index[*id] == 0)
+		return isw_cmd_err(c, ENOENT, "no app %u (see 'atp app show')", *id);
+	return 0;
+}
+
+/* "P[,P...]" into a port mask. */
+static int arg_ports(struct isw_cmd_ctx *c, const char *s, uint32_t *mask)
+{
+	char buf[256];
+	if (strlen(s) >= sizeof(buf))
+		return isw_cmd_err(c, EINVAL, "port list too long");
+	strcpy(buf, s);
+	*mask = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint16_t port;
+		if (isw_arg_port(c, t, &port) < 0)
+			return -EINVAL;
+		*mask |= 1u << port;
+	}
+	if (*mask == 0)
+		return isw_cmd_err(c, EINVAL, "ports: give at least one port");
+	return 0;
+}
+
+static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, n;
+	struct isw_kv kv[] = {{"workers", NULL}, {"ports", NULL}, {"ps", NULL},
+	                      {"ps1", NULL},     {"ps2", NULL},   {"ps3", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 7, 13) < 0 ||
+	    arg_app(c, argv[0], false, &id) < 0 ||
+	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+		return -EINVAL;
+	if (kv[0].val == NULL || kv[1].val == NULL || kv[2].val == NULL)
+		return isw_cmd_err(c, EINVAL, "usage: atp app add %s", c->cmd->usage);
+	struct atp_app a = {.valid = true, .id = (uint16_t)id};
+	if (isw_arg_u32(c, kv[0].val, "workers", 1, 32, &n) < 0 ||
+	    arg_ports(c, kv[1].val, &a.worker_ports) < 0)
+		return -EINVAL;
+	a.nworkers = (uint8_t)n;
+	for (unsigned i = 0; i < ATP_PS_MAX; i++) {
+		uint16_t port;
+		a.ps[i] = ATP_NO_PORT;
+		if (kv[2 + i].val == NULL)
+			continue;
+		if (isw_arg_port(c, kv[2 + i].val, &port) < 0)
+			return -EINVAL;
+		a.ps[i] = (int16_t)port;
+	}
+	if (master->index[id] != 0)
+		return isw_cmd_err(c, EEXIST, "app %u exists (atp app del %u first)", id, id);
+	unsigned slot = 1;
+	while (slot <= ATP_APPS_MAX && master->apps[slot].valid)
+		slot++;
+	if (slot > ATP_APPS_MAX)
+		return isw_cmd_err(c, ENOSPC, "%d apps are registered already", ATP_APPS_MAX);
+	a.group = (uint16_t)(ATP_MC_BASE + slot);
+	if (isw_mc_get(a.group) != NULL)
+		return isw_cmd_err(c, EEXIST, "multicast group %u is in use", a.group);
+	int rc = group_update(&a);
+	if (rc < 0)
+		return isw_cmd_err(c, -rc, "could not create multicast group %u", a.group);
+	for (unsigned w = 0; w < ISW_MAX_WORKERS; w++)
+		memset(&atp_counters[w][slot], 0, sizeof(atp_counters[w][slot]));
+	master->apps[slot] = a;
+	master->index[id] = (uint8_t)slot;
+	if (publish() < 0) {
+		memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
+		master->index[id] = 0;
+		isw_mc_destroy(a.group);
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_json_u64(c->out, "app", id);
+	isw_json_u64(c->out, "group", a.group);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_app_add, "atp app add",
+                 "APP workers N ports P[,P...] ps PORT [ps1 PORT] [ps2 PORT] [ps3 PORT]",
+                 "register app APP: N workers behind PORTS, parameter server(s) per PSIndex",
+                 cmd_app_add)
+
+static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    arg_app(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	unsigned slot = master->index[id];
+	struct atp_app old = master->apps[slot];
+	memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
+	master->index[id] = 0;
+	if (publish() < 0) {
+		master->apps[slot] = old;
+		master->index[id] = (uint8_t)slot;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_mc_destroy(old.group);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
+                 "unregister an app (aggregators it holds are freed by ACKs or a pool resize)",
+                 cmd_app_del)
+
+static void ports_str(uint32_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (unsigned p = 0; p < 32 && off < len; p++)
+		if ((mask >> p) & 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", off ? "," : "", p);
+}
+
+static void app_counters(unsigned slot, struct atp_counters *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned w = 0; w < isw_dp.nb_workers && w < ISW_MAX_WORKERS; w++) {
+		const struct atp_counters *x = &atp_counters[w][slot];
+		t->pkts += x->pkts;
+		t->aggregated += x->aggregated;
+		t->completions += x->completions;
+		t->dup_results += x->dup_results;
+		t->collisions += x->collisions;
+		t->resends += x->resends;
+		t->flushes += x->flushes;
+		t->overflow += x->overflow;
+		t->acks += x->acks;
+		t->freed += x->freed;
+		t->drops += x->drops;
+	}
+}
+
+static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id = 0;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 1) < 0 ||
+	    (argc == 1 && arg_app(c, argv[0], true, &id) < 0))
+		return -EINVAL;
+	isw_json_arr_open(c->out, "apps");
+	for (unsigned i = 1; i <= ATP_APPS_MAX; i++) {
+		const struct atp_app *a = &master->apps[i];
+		if (!a->valid || (id != 0 && a->id != id))
+			continue;
+		char ports[128];
+		ports_str(a->worker_ports, ports, sizeof(ports));
+		isw_json_obj_open(c->out, NULL);
+		isw_json_u64(c->out, "app", a->id);
+		isw_json_u64(c->out, "workers", a->nworkers);
+		isw_json_str_kv(c->out, "worker_ports", ports);
+		for (unsigned k = 0; k < ATP_PS_MAX; k++) {
+			char key[8];
+			snprintf(key, sizeof(key), k ? "ps%u" : "ps", k);
+			if (a->ps[k] == ATP_NO_PORT)
+				isw_json_str_kv(c->out, key, "-");
+			else
+				isw_json_u64(c->out, key, (uint64_t)a->ps[k]);
+		}
+		isw_json_u64(c->out, "group", a->group);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	isw_json_arr_open(c->out, "counters");
+	for (unsigned i = 1; i <= ATP_APPS_MAX; i++) {
+		const struct atp_app *a = &master->apps[i];
+		if (!a->valid || (id != 0 && a->id != id))
+			continue;
+		struct atp_counters t;
+		app_counters(i, &t);
+		uint64_t to_ps =
+		        t.completions + t.dup_results + t.collisions + t.resends + t.overflow;
+		isw_json_obj_open(c->out, NULL);
+		isw_json_u64(c->out, "app", a->id);
+		isw_json_u64(c->out, "pkts", t.pkts + t.overflow);
+		isw_json_u64(c->out, "aggregated", t.aggregated);
+		isw_json_u64(c->out, "completions", t.completions);
+		isw_json_u64(c->out, "dup_results", t.dup_results);
+		isw_json_u64(c->out, "collisions", t.collisions);
+		isw_json_u64(c->out, "resends", t.resends);
+		isw_json_u64(c->out, "flushes", t.flushes);
+		isw_json_u64(c->out, "overflow", t.overflow);
+		isw_json_u64(c->out, "to_ps", to_ps);
+		isw_json_u64(c->out, "acks", t.acks);
+		isw_json_u64(c->out, "freed", t.freed);
+		isw_json_u64(c->out, "drops", t.drops);
+		isw_json_obj_close(c->out);
+	}
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_app_show, "atp app show", "[APP]",
+                 "show apps (worker ports, PS ports) and their counters", cmd_app_show)
+
+static int cmd_pool_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	RTE_SET_USED(argv);
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 0) < 0)
+		return -EINVAL;
+	uint32_t held = 0;
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+	for (uint32_t i = 0; i < master->pool; i++)
+		held += isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) != 0;
+	isw_dp_resume();
+	isw_json_u64(c->out, "aggregators", master->pool);
+	isw_json_u64(c->out, "max", ATP_POOL_MAX);
+	isw_json_u64(c->out, "held", held);
+	isw_json_u64(c->out, "free", master->pool - held);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_pool_show, "atp pool show", "",
+                 "show the shared aggregator pool: size and aggregators held now", cmd_pool_show)
+
+static int cmd_pool_resize(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t n;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    isw_arg_u32(c, argv[0], "aggregators", 1, ATP_POOL_MAX, &n) < 0)
+		return -EINVAL;
+	uint32_t old = master->pool;
+	int rc = pool_take(n, c->err, sizeof(c->err));
+	if (rc < 0) {
+		pool_take(old, c->err, sizeof(c->err));
+		return rc;
+	}
+	if (isw_dp_pause() < 0) {
+		pool_take(old, c->err, sizeof(c->err));
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+	}
+	pool_clear();
+	isw_dp_resume();
+	master->pool = n;
+	if (publish() < 0) {
+		master->pool = old;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_json_u64(c->out, "aggregators", n);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_pool_resize, "atp pool resize", "N",
+                 "set the pool to N aggregators (1-32768) and free them all; workers must hash "
+                 "into the same N",
+                 cmd_pool_resize)
+
+static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t i;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    isw_arg_u32(c, argv[0], "aggregator", 0, master->pool - 1, &i) < 0)
+		return -EINVAL;
+	int32_t vals[ATP_VALUES];
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+	uint32_t owner = (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0);
+	uint32_t bitmap = (uint32_t)isw_reg_get(atp_regs[ATP_REG_BITMAP], i, 0);
+	uint32_t count = (uint32_t)isw_reg_get(atp_regs[ATP_REG_COUNT], i, 0);
+	uint32_t ecn = (uint32_t)isw_reg_get(atp_regs[ATP_REG_ECN], i, 0);
+	for (unsigned k = 0; k < ATP_VALUES; k++)
+		vals[k] = (int32_t)isw_reg_get(atp_regs[ATP_REG_VALUES], i, k);
+	isw_dp_resume();
+	isw_json_u64(c->out, "agtr", i);
+	isw_json_bool(c->out, "held", owner != 0);
+	isw_json_u64(c->out, "app", owner >> 16);
+	isw_json_u64(c->out, "seq", owner & 0xFFFF);
+	isw_json_strf(c->out, "bitmap", "0x%08x", bitmap);
+	isw_json_u64(c->out, "count", count);
+	isw_json_bool(c->out, "ecn", ecn != 0);
+	isw_json_arr_open(c->out, "values");
+	for (unsigned k = 0; k < ATP_VALUES; k++)
+		isw_json_i64(c->out, NULL, vals[k]);
+	isw_json_arr_close(c->out);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_agtr_show, "atp agtr show", "AGTR",
+                 "show one aggregator: owner (app, seq), bitmap, count, ECN, values", cmd_agtr_show)

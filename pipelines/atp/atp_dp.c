@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ATP data path: the switch algorithm of wire-reference.md §B.4 flattened to one pass over all
+ * 62 values, keyed by agtr (agtr2 is echoed). Runs on worker lcores: no allocation, locks, logs
+ * or syscalls; every frame is length-checked before any field is read.
+ *
+ * Stages (atp_ctl.c declares them): 0 app table; 1 owner; 2 bitmap; 3 count and ECN;
+ * 4..19 the 62 value lanes, 4 per stage.
+ */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "atp.h"
+#include "pipeline.h"
+#include "worker.h"
+
+static inline void drop(struct isw_worker *w, struct rte_mbuf *m, struct atp_counters *cnt,
+                        enum isw_drop reason)
+{
+	if (cnt != NULL)
+		cnt->drops++;
+	isw_drop(w, m, reason);
+}
+
+/* To the app's PS for the frame's PSIndex, with the dataIndex mark the Tofino sets. */
+static inline int to_ps(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, int16_t ps)
+{
+	p[ATP_OFF_HDR + 5] |= ATP_F_DATAINDEX;
+	isw_tx(w, m, (uint16_t)ps);
+	return ISW_PKT_TAKEN;
+}
+
+static __rte_always_inline int atp_process_common(struct isw_worker *w, struct rte_mbuf *m,
+                                                  struct isw_pass *pass)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (len < 14 || atp_be16(p + 12) != ATP_ETHERTYPE)
+		return ISW_PKT_NEXT;
+	const struct atp_conf *c = ISW_RCU_LOAD(atp_conf_cur);
+	if (unlikely(c == NULL))
+		return ISW_PKT_NEXT;
+	if (unlikely(len < ATP_FRAME_LEN)) {
+		isw_drop(w, m, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	struct atp_hdr *h = (struct atp_hdr *)(p + ATP_OFF_HDR);
+	uint16_t app_id = atp_be16(h->app);
+	unsigned ai = c->index[app_id];
+	if (unlikely(ai == 0)) {
+		isw_drop(w, m, ISW_DROP_ATP_APP);
+		return ISW_PKT_TAKEN;
+	}
+	const struct atp_app *a = &c->apps[ai];
+	struct atp_counters *cnt = &atp_counters[w->index][ai];
+	uint8_t flag = h->flag;
+	uint16_t in_port = isw_meta(m)->in_port;
+	int16_t ps = a->ps[(flag & ATP_F_PSINDEX) >> ATP_PSINDEX_SHIFT];
+	bool ack = flag & ATP_F_ACK;
+	/* The role of the ingress port: the PS port for ACKs, a worker port for the rest. */
+	if (unlikely(ack ? in_port != ps : !((a->worker_ports >> (in_port & 31)) & 1))) {
+		drop(w, m, cnt, ISW_DROP_ATP_PORT);
+		return ISW_PKT_TAKEN;
+	}
+	if (unlikely(!ack && ps == ATP_NO_PORT)) {
+		drop(w, m, cnt, ISW_DROP_ATP_NO_PS);
+		return ISW_PKT_TAKEN;
+	}
+	bool overflow = flag & ATP_F_OVERFLOW;
+	bool resend = flag & ATP_F_RESEND;
+	if (unlikely(overflow && !ack)) {
+		cnt->overflow++;
+		return to_ps(w, m, p, ps);
+	}
+	uint32_t agtr = atp_be16(h->agtr);
+	if (unlikely(agtr >= c->pool)) {
+		drop(w, m, cnt, ISW_DROP_ATP_AGTR);
+		return ISW_PKT_TAKEN;
+	}
+	if (!isw_shard_claim(w, m, agtr))
+		return ISW_PKT_TAKEN;
+	isw_pass_begin(pass);
+	cnt->pkts++;
+	uint32_t key = (uint32_t)app_id << 16 | atp_be16(h->seq);
+
+	if (ack) {
+		if (!(overflow && !resend) &&
+		    isw_salu_release(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
+			isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, 0);
+			isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
+			isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, 0);
+			cnt->freed++;
+		}
+		cnt->acks++;
+		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
+		return ISW_PKT_TAKEN;
+	}
+
+	uint32_t bit = atp_be32(h->bitmap);
+	uint32_t ecn_in = (p[ATP_OFF_TOS] & 3) == 3 || (flag & ATP_F_ECN);
+	uint8_t *vals = p + ATP_OFF_VALUES;
+	const struct isw_reg *values = atp_regs[ATP_REG_VALUES];
+
+	if (resend) {
+		/* Never claims: flushes and releases what it owns, else goes on unchanged. */
+		cnt->resends++;
+		if (!isw_salu_release(pass, atp_regs[ATP_REG_OWNER], agtr, key))
+			return to_ps(w, m, p, ps);
+		uint32_t old = isw_salu_read_clear(pass, atp_regs[ATP_REG_BITMAP], agtr);
+		isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
+		if (isw_salu_bitset(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in))
+			h->flag |= ATP_F_ECN;
+		if (bit & ~old)
+			isw_salu_vec_sadd(pass, values, agtr, vals, ATP_VALUES, old == 0, vals);
+		else
+			isw_salu_vec_read(pass, values, agtr, vals, ATP_VALUES);
+		atp_put32(h->bitmap, old | bit);
+		cnt->flushes++;
+		return to_ps(w, m, p, ps);
+	}
+
+	if (!isw_salu_claim(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
+		cnt->collisions++;
+		h->flag |= ATP_F_COLLISION;
+		return to_ps(w, m, p, ps);
+	}
+	uint32_t old = isw_salu_bitset(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
+	if (isw_salu_bitset(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in))
+		h->flag |= ATP_F_ECN;
+	bool fresh = (bit & ~old) != 0;
+	uint32_t count = fresh ? isw_salu_add(pass, atp_regs[ATP_REG_COUNT], agtr, 1)
+	                       : isw_salu_read(pass, atp_regs[ATP_REG_COUNT], agtr);
+	bool complete = count == h->num_worker;
+	if (fresh) {
+		cnt->aggregated++;
+		isw_salu_vec_sadd(pass, values, agtr, vals, ATP_VALUES, old == 0,
+		                  complete ? vals : NULL);
+		if (!complete) {
+			isw_consume(w, m);
+			return ISW_PKT_TAKEN;
+		}
+		atp_put32(h->bitmap, old | bit);
+		cnt->completions++;
+		return to_ps(w, m, p, ps);
+	}
+	if (!complete) {
+		drop(w, m, cnt, ISW_DROP_ATP_DUP);
+		return ISW_PKT_TAKEN;
+	}
+	isw_salu_vec_read(pass, values, agtr, vals, ATP_VALUES);
+	atp_put32(h->bitmap, old);
+	cnt->dup_results++;
+	return to_ps(w, m, p, ps);
+}
+
+int atp_process(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return atp_process_common(w, m, NULL);
+}
+
+int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return atp_process_common(w, m, &w->pass);
+}

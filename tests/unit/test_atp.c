@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ATP pipeline's per-frame algorithm on hand-made frames: every branch of
+ * wire-reference.md §B.4 in one pass (claim, own, new, complete, duplicate complete and
+ * incomplete, collision, resend owned and not owned, overflow, ACK that frees or not, ACK from a
+ * wrong port), the port and app checks, saturation with sticky rails, and the ECN carry. Runs
+ * EAL without hugepages or devices; results are read from the worker's transmit buffers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "atp.h"
+#include "cmd.h"
+#include "dp.h"
+#include "pipeline.h"
+#include "pre.h"
+#include "worker.h"
+
+#define NPORTS 4
+
+static struct isw_worker *w;
+static struct isw_json out;
+
+/* App 1: 3 workers behind ports 0 and 1, PS on port 3. App 2: 2 workers behind port 2, PS
+ * (PSIndex 1) on port 3; PSIndex 0 unset. */
+static const char *const config[] = {
+        "pipeline enable atp",
+        "atp app add 1 workers 3 ports 0,1 ps 3",
+        "atp app add 2 workers 2 ports 2 ps1 3 ps 3",
+        "atp pool resize 64",
+};
+
+static void run(const char *line, int expect_ok)
+{
+	int rc = isw_cmd_exec(line, &out);
+	if ((rc == 0) != expect_ok)
+		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
+}
+
+static void tx_clear(void)
+{
+	for (int p = 0; p < NPORTS; p++) {
+		for (unsigned i = 0; i < w->tx[p].n; i++)
+			rte_pktmbuf_free(w->tx[p].pkts[i]);
+		w->tx[p].n = 0;
+	}
+	isw_dead_flush(w);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	char err[256];
+	w = rte_zmalloc(NULL, sizeof(*w), 64);
+	assert_non_null(w);
+	for (int p = 0; p < NPORTS; p++)
+		w->txq[p] = 0;
+	isw_dp.workers[0] = w;
+	assert_int_equal(isw_port_conf_init(), 0);
+	w->pconf = isw_port_conf_get();
+	assert_int_equal(isw_mc_init(NPORTS), 0);
+	for (int p = 0; p < NPORTS; p++)
+		isw_pre_set_port_caps((uint16_t)p, true, true);
+	assert_int_equal(isw_pipeline_init(err, sizeof(err)), 0);
+	isw_json_init(&out);
+	for (size_t i = 0; i < RTE_DIM(config); i++)
+		run(config[i], 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tx_clear();
+	isw_pipeline_fini();
+	isw_mc_fini();
+	free(isw_dp.pconf);
+	isw_dp.pconf = NULL;
+	isw_json_free(&out);
+	rte_free(w);
+	return 0;
+}
+
+/* ---- Frames, from the wire reference ---- */
+
+struct fr {
+	uint16_t app, seq, agtr;
+	uint8_t id; /* worker id: bitmap 1 << id (or bitmap if set) */
+	uint32_t bitmap;
+	uint8_t nw, flag, tos;
+	int32_t base; /* value i = base + i */
+	uint16_t len; /* 0 = 308 */
+};
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static struct rte_mbuf *mk(const struct fr *f, uint16_t in_port)
+{
+	uint8_t b[ATP_FRAME_LEN];
+	memset(b, 0, sizeof(b));
+	static const uint8_t dst[6] = {5, 4, 3, 2, 1, 0};
+	memcpy(b, dst, 6);
+	memcpy(b + 6, atp_src_mac, 6);
+	atp_put16(b + 12, ATP_ETHERTYPE);
+	memcpy(b + 14, atp_ip_template, 20);
+	b[15] = f->tos;
+	atp_put32(b + 34, f->bitmap ? f->bitmap : 1u << f->id);
+	b[38] = f->nw;
+	b[39] = f->flag;
+	atp_put16(b + 40, f->app);
+	atp_put16(b + 42, f->seq);
+	atp_put16(b + 44, f->agtr);
+	atp_put16(b + 46, (uint16_t)(f->agtr + ATP_AGTR_MAX));
+	for (unsigned i = 0; i < ATP_VALUES; i++)
+		atp_put32(b + 48 + 4 * i, (uint32_t)(f->base + (int32_t)i));
+	b[296] = 0x42; /* key, opaque */
+	atp_put32(b + 304, 1000);
+	uint16_t len = f->len ? f->len : ATP_FRAME_LEN;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	assert_non_null(m);
+	char *p = rte_pktmbuf_append(m, len);
+	assert_non_null(p);
+	memcpy(p, b, len);
+	isw_meta(m)->in_port = in_port;
+	return m;
+}
+
+static int feed(const struct fr *f, uint16_t in_port)
+{
+	return atp_process(w, mk(f, in_port));
+}
+
+static uint64_t drops(enum isw_drop d)
+{
+	return w->stats.pipeline[w->cur_id].drops[d];
+}
+
+static const uint8_t *tx_frame(int port, unsigned i)
+{
+	assert_true(w->tx[port].n > i);
+	return rte_pktmbuf_mtod(w->tx[port].pkts[i], const uint8_t *);
+}
+
+static void check_values(const uint8_t *b, int32_t mul, int32_t add)
+{
+	for (unsigned i = 0; i < ATP_VALUES; i++)
+		assert_int_equal((int32_t)get32(b + 48 + 4 * i),
+		                 (int32_t)((uint32_t)mul * i + (uint32_t)add));
+}
+
+/* ---- Tests ---- */
+
+static void test_claim_aggregate_complete(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 7, .agtr = 5, .nw = 3, .base = 10};
+	f.id = 0;
+	assert_int_equal(feed(&f, 0), ISW_PKT_TAKEN);
+	f.id = 1;
+	f.base = -4;
+	assert_int_equal(feed(&f, 1), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[3].n, 0); /* consumed until complete */
+	f.id = 2;
+	f.base = 100;
+	feed(&f, 0);
+	/* Complete: to the PS, sums, bitmap of all three, dataIndex set, the rest as sent. */
+	assert_int_equal(w->tx[3].n, 1);
+	const uint8_t *b = tx_frame(3, 0);
+	check_values(b, 3, 106);
+	assert_int_equal(get32(b + 34), 7);
+	assert_int_equal(b[39], ATP_F_DATAINDEX);
+	assert_int_equal(b[296], 0x42);
+	assert_int_equal(atp_be16(b + 46), 5 + ATP_AGTR_MAX);
+	assert_int_equal(atp_counters[0][1].aggregated, 3);
+	assert_int_equal(atp_counters[0][1].completions, 1);
+	/* A duplicate of the complete aggregator is answered again with the sum. */
+	f.id = 1;
+	f.base = 0;
+	feed(&f, 1);
+	assert_int_equal(w->tx[3].n, 2);
+	check_values(tx_frame(3, 1), 3, 106);
+	assert_int_equal(get32(tx_frame(3, 1) + 34), 7);
+	assert_int_equal(atp_counters[0][1].dup_results, 1);
+}
+
+static void test_duplicate_incomplete_dropped(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 1, .agtr = 6, .nw = 3, .id = 0};
+	feed(&f, 0);
+	assert_int_equal(feed(&f, 0), ISW_PKT_TAKEN);
+	assert_int_equal(drops(ISW_DROP_ATP_DUP), 1);
+	assert_int_equal(w->tx[3].n, 0);
+}
+
+static void test_collision_and_ack(void **state)
+{
+	(void)state;
+	/* App 1 seq 1 holds agtr 9; app 2's frame for the same agtr collides. */
+	struct fr a = {.app = 1, .seq = 1, .agtr = 9, .nw = 3, .id = 0, .base = 1};
+	feed(&a, 0);
+	struct fr b = {.app = 2,
+	               .seq = 1,
+	               .agtr = 9,
+	               .nw = 2,
+	               .id = 1,
+	               .base = 50,
+	               .flag = 1 << ATP_PSINDEX_SHIFT};
+	assert_int_equal(feed(&b, 2), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[3].n, 1);
+	const uint8_t *x = tx_frame(3, 0);
+	assert_int_equal(x[39], (1 << ATP_PSINDEX_SHIFT) | ATP_F_COLLISION | ATP_F_DATAINDEX);
+	check_values(x, 1, 50); /* raw values */
+	assert_int_equal(get32(x + 34), 2);
+	assert_int_equal(atp_counters[0][2].collisions, 1);
+	tx_clear();
+	/* An ACK for app 2 from its PS does not free app 1's aggregator, and reaches app 2's
+	 * worker port unchanged. */
+	struct fr ack = {.app = 2,
+	                 .seq = 1,
+	                 .agtr = 9,
+	                 .nw = 2,
+	                 .bitmap = 1,
+	                 .flag = ATP_F_ACK | 1 << ATP_PSINDEX_SHIFT};
+	assert_int_equal(feed(&ack, 3), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[2].n, 1);
+	assert_int_equal(w->tx[0].n + w->tx[1].n, 0);
+	assert_int_equal(tx_frame(2, 0)[39], ATP_F_ACK | 1 << ATP_PSINDEX_SHIFT);
+	run("atp agtr show 9", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":true,\"app\":1,\"seq\":1"));
+	/* App 1's ACK frees it, multicast to both worker ports of app 1. */
+	struct fr ack1 = {.app = 1, .seq = 1, .agtr = 9, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK};
+	feed(&ack1, 3);
+	assert_int_equal(w->tx[0].n, 1);
+	assert_int_equal(w->tx[1].n, 1);
+	run("atp agtr show 9", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+	assert_non_null(strstr(isw_json_str(&out), "\"bitmap\":\"0x00000000\",\"count\":0"));
+	/* Now app 2 can claim it. */
+	tx_clear();
+	b.id = 0;
+	feed(&b, 2);
+	assert_int_equal(w->tx[3].n, 0);
+	assert_int_equal(atp_counters[0][2].aggregated, 1);
+}
+
+static void test_ack_from_wrong_port(void **state)
+{
+	(void)state;
+	struct fr a = {.app = 1, .seq = 3, .agtr = 2, .nw = 3, .id = 0};
+	feed(&a, 0);
+	struct fr ack = {.app = 1, .seq = 3, .agtr = 2, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK};
+	assert_int_equal(feed(&ack, 0), ISW_PKT_TAKEN); /* from a worker port */
+	assert_int_equal(drops(ISW_DROP_ATP_PORT), 1);
+	run("atp agtr show 2", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":true"));
+	/* PSIndex 1 of app 1 has no PS: its ACK cannot come from anywhere. */
+	ack.flag = ATP_F_ACK | 1 << ATP_PSINDEX_SHIFT;
+	feed(&ack, 3);
+	assert_int_equal(drops(ISW_DROP_ATP_PORT), 2);
+	assert_int_equal(w->tx[0].n + w->tx[1].n + w->tx[2].n + w->tx[3].n, 0);
+}
+
+static void test_resend_owned_flushes(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 4, .agtr = 11, .nw = 3, .base = 5};
+	f.id = 0;
+	feed(&f, 0);
+	f.id = 1;
+	feed(&f, 1);
+	/* Worker 2 resends: its values join the partial sum, which goes to the PS with the
+	 * bitmap of all three, and the aggregator is released. */
+	f.id = 2;
+	f.flag = ATP_F_RESEND;
+	f.base = 1;
+	assert_int_equal(feed(&f, 0), ISW_PKT_TAKEN);
+	const uint8_t *b = tx_frame(3, 0);
+	check_values(b, 3, 11);
+	assert_int_equal(get32(b + 34), 7);
+	assert_int_equal(b[39], ATP_F_RESEND | ATP_F_DATAINDEX);
+	run("atp agtr show 11", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+	/* A resend from a worker already counted carries the stored partial sum. */
+	tx_clear();
+	f.flag = 0;
+	f.id = 0;
+	f.base = 7;
+	feed(&f, 0);
+	f.flag = ATP_F_RESEND;
+	f.base = 1000;
+	feed(&f, 0);
+	check_values(tx_frame(3, 0), 1, 7);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 1);
+	assert_int_equal(atp_counters[0][1].flushes, 2);
+}
+
+static void test_resend_not_owned_never_claims(void **state)
+{
+	(void)state;
+	struct fr f = {
+	        .app = 1, .seq = 5, .agtr = 12, .nw = 3, .id = 1, .base = 9, .flag = ATP_F_RESEND};
+	feed(&f, 1);
+	const uint8_t *b = tx_frame(3, 0);
+	check_values(b, 1, 9);
+	assert_int_equal(b[39], ATP_F_RESEND | ATP_F_DATAINDEX); /* no collision flag */
+	run("atp agtr show 12", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+}
+
+static void test_overflow_untouched(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1,
+	               .seq = 6,
+	               .agtr = 13,
+	               .nw = 3,
+	               .id = 0,
+	               .base = 0x41200000,
+	               .flag = ATP_F_OVERFLOW};
+	feed(&f, 0);
+	check_values(tx_frame(3, 0), 1, 0x41200000);
+	assert_int_equal(tx_frame(3, 0)[39], ATP_F_OVERFLOW | ATP_F_DATAINDEX);
+	run("atp agtr show 13", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+	assert_int_equal(atp_counters[0][1].overflow, 1);
+}
+
+static void test_checks(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 3, .seq = 1, .agtr = 1, .nw = 3, .id = 0};
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ATP_APP), 1);
+	f.app = 1;
+	feed(&f, 2); /* port 2 is app 2's */
+	assert_int_equal(drops(ISW_DROP_ATP_PORT), 1);
+	f.agtr = 64; /* pool of 64 */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ATP_AGTR), 1);
+	f.agtr = 1;
+	f.len = 307;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 1);
+	f.len = 0;
+	f.app = 2; /* app 2 has no PS for PSIndex 2 */
+	f.flag = 2 << ATP_PSINDEX_SHIFT;
+	feed(&f, 2);
+	assert_int_equal(drops(ISW_DROP_ATP_NO_PS), 1);
+	/* Not ATP: the next pipeline's. */
+	struct rte_mbuf *m = mk(&f, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[13] = 0x01;
+	assert_int_equal(atp_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	for (int p = 0; p < NPORTS; p++)
+		assert_int_equal(w->tx[p].n, 0);
+}
+
+/* The reference's saturating add with sticky rails, for one element. */
+static int32_t sadd_model(int32_t cell, int32_t v)
+{
+	if (cell <= -INT32_MAX || cell >= INT32_MAX)
+		return cell;
+	int64_t s = (int64_t)cell + v;
+	return (int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
+}
+
+static void test_saturation_sticky_rails(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 8, .agtr = 20, .nw = 3};
+	f.id = 0;
+	f.base = INT32_MAX - 100; /* element i: INT32_MAX - 100 + i */
+	feed(&f, 0);
+	f.id = 1;
+	f.base = 5 - 0; /* + 5 + i: elements from i = 48 clamp at INT32_MAX */
+	feed(&f, 0);
+	f.id = 2;
+	f.base = -100; /* - 100 + i: a clamped element must stay on its rail */
+	feed(&f, 0);
+	const uint8_t *b = tx_frame(3, 0);
+	for (int32_t i = 0; i < (int32_t)ATP_VALUES; i++) {
+		int32_t want = sadd_model(sadd_model(INT32_MAX - 100 + i, 5 + i), -100 + i);
+		assert_int_equal((int32_t)get32(b + 48 + 4 * i), want);
+	}
+	assert_int_equal((int32_t)get32(b + 48 + 4 * 61), INT32_MAX); /* stuck on the rail */
+	assert_int_equal((int32_t)get32(b + 48), INT32_MAX - 195);    /* never clamped */
+	/* The lower rail: -INT32_MAX sticks too, and a sum below INT32_MIN clamps. */
+	tx_clear();
+	struct fr g = {.app = 1, .seq = 12, .agtr = 21, .nw = 2, .id = 0, .base = -INT32_MAX};
+	feed(&g, 0);
+	g.id = 1;
+	g.base = 50;
+	feed(&g, 0);
+	b = tx_frame(3, 0);
+	assert_int_equal((int32_t)get32(b + 48), -INT32_MAX); /* element 0 was on the rail */
+	assert_int_equal((int32_t)get32(b + 48 + 4), -INT32_MAX + 1 + 51);
+}
+
+static void test_ecn_carry(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 9, .agtr = 30, .nw = 3};
+	f.id = 0;
+	f.tos = 3; /* IPv4 ECN = 11 on the first contribution */
+	feed(&f, 0);
+	f.id = 1;
+	f.tos = 0;
+	feed(&f, 1);
+	f.id = 2;
+	feed(&f, 0);
+	/* The completing frame was not marked itself, but the register carries the mark. */
+	assert_int_equal(tx_frame(3, 0)[39], ATP_F_ECN | ATP_F_DATAINDEX);
+	assert_int_equal(tx_frame(3, 0)[15], 0); /* the IP byte is not rewritten */
+	/* Without a mark nothing is set. */
+	tx_clear();
+	struct fr g = {.app = 1, .seq = 10, .agtr = 31, .nw = 1, .id = 0};
+	feed(&g, 0);
+	assert_int_equal(tx_frame(3, 0)[39], ATP_F_DATAINDEX);
+}
+
+static void test_strict_one_access(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 11, .agtr = 40, .nw = 2};
+	f.id = 0;
+	atp_process_strict(w, mk(&f, 0));
+	f.id = 1;
+	atp_process_strict(w, mk(&f, 0));
+	atp_process_strict(w, mk(&f, 0)); /* duplicate complete */
+	f.flag = ATP_F_RESEND;
+	atp_process_strict(w, mk(&f, 0));
+	struct fr ack = {.app = 1, .seq = 11, .agtr = 40, .nw = 2, .bitmap = 1, .flag = ATP_F_ACK};
+	atp_process_strict(w, mk(&ack, 3));
+	assert_int_equal(w->pass.multi_access, 0);
+}
+
+static void test_commands_refuse_cleanly(void **state)
+{
+	(void)state;
+	run("atp app add 1 workers 2 ports 0 ps 3", 0); /* exists */
+	run("atp app add 4 workers 2 ports 9 ps 3", 0); /* no port 9 */
+	run("atp app add 4 workers 2 ports 0 ps 7", 0);
+	run("atp app add 4 workers 33 ports 0 ps 3", 0);
+	run("atp app add 4 workers 2 ps 3", 0);
+	run("atp app add 0 workers 2 ports 0 ps 3", 0);
+	run("atp pool resize 40000", 0);
+	run("atp agtr show 64", 0);
+	run("atp app show", 1);
+	assert_null(strstr(isw_json_str(&out), "\"app\":4"));
+	run("atp app del 2", 1);
+	assert_null(isw_mc_get(ATP_MC_BASE + 2));
+	struct fr f = {.app = 2, .seq = 1, .agtr = 1, .nw = 2, .id = 0};
+	feed(&f, 2);
+	assert_int_equal(drops(ISW_DROP_ATP_APP), 1);
+}
+
+int main(void)
+{
+	char *eal[] = {"test_atp",    "--no-huge",           "-m", "256", "--no-pci",
+	               "--no-shconf", "--log-level=*:error", "-l", "0",   "--file-prefix",
+	               "isw-test-atp"};
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	isw_dp.pool = rte_pktmbuf_pool_create(
+	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	isw_dp.nb_ports = NPORTS;
+	isw_dp.nb_workers = 1;
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+	        T(test_claim_aggregate_complete), T(test_duplicate_incomplete_dropped),
+	        T(test_collision_and_ack),        T(test_ack_from_wrong_port),
+	        T(test_resend_owned_flushes),     T(test_resend_not_owned_never_claims),
+	        T(test_overflow_untouched),       T(test_checks),
+	        T(test_saturation_sticky_rails),  T(test_ecn_carry),
+	        T(test_strict_one_access),        T(test_commands_refuse_cleanly),
+	};
+	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
