@@ -2,7 +2,7 @@
 # Builds one libFuzzer harness with clang (ASan, UBSan) and runs it for a bounded time. Skips
 # (77) where clang's fuzzer runtime is missing.
 #   run.sh SOURCE_ROOT BUILD_DIR SECONDS HARNESS
-# HARNESS: cmd (the command parser and handlers) or syncagtr (the pipeline's packet entry).
+# HARNESS: cmd (the command parser and handlers), syncagtr or atp (a pipeline's packet entry).
 set -euo pipefail
 src=$1 out=$2/fuzz secs=${3:-20} name=${4:-cmd}
 command -v clang >/dev/null || { echo "skipped: no clang"; exit 77; }
@@ -37,7 +37,7 @@ cmd)
 	printf 'syncagtr session add 1 ip 10.0.0.254 workers 4 slots 64' >"$corpus/seed6"
 	opts+=(-max_len=512 -dict="$src/tests/fuzz/dict.txt")
 	;;
-syncagtr)
+syncagtr | atp)
 	FUZZ_SEEDS=$corpus "$bin"
 	opts+=(-max_len=1600)
 	;;

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer harness for the ATP packet entry point. Each input is one frame (its first byte
+ * picks the ingress port and the fast or strict build) offered to the pipeline on a switch with
+ * two apps (app 1: workers behind ports 0 and 1, PS on port 3; app 2: workers behind port 2, PS
+ * on port 3) and a pool of 64 aggregators. Besides the sanitizers' checks, after every input:
+ *   - a frame the pipeline did not take is still there to pass on;
+ *   - no aggregator beyond the pool was written, and every held aggregator belongs to one of
+ *     the two apps (no frame can make an aggregator belong to an app that does not exist);
+ *   - every frame sent is a whole ATP frame.
+ *
+ * FUZZ_SEEDS=DIR writes valid frames of every kind to DIR and exits.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "atp.h"
+#include "cmd.h"
+#include "dp.h"
+#include "pipeline.h"
+#include "pre.h"
+#include "worker.h"
+
+#define NPORTS    4
+#define POOL      64
+#define FRAME_MAX 1600
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static struct isw_worker w;
+static struct isw_json out;
+
+static const char *const config[] = {
+        "pipeline enable atp",
+        "atp app add 1 workers 3 ports 0,1 ps 3",
+        "atp app add 2 workers 2 ports 2 ps 3 ps1 3",
+        "atp pool resize 64",
+};
+
+static void write_seeds(const char *dir)
+{
+	static const uint8_t flags[] = {0, ATP_F_RESEND, ATP_F_OVERFLOW, ATP_F_ACK, 0x20};
+	uint8_t f[ATP_FRAME_LEN + 1];
+	unsigned k = 0;
+	for (unsigned app = 1; app <= 2; app++) {
+		for (size_t i = 0; i < sizeof(flags); i++) {
+			memset(f, 0, sizeof(f));
+			f[0] = (uint8_t)(flags[i] & ATP_F_ACK ? 3 : app == 1 ? 0 : 2);
+			uint8_t *b = f + 1;
+			memcpy(b + 6, atp_src_mac, 6);
+			atp_put16(b + 12, ATP_ETHERTYPE);
+			memcpy(b + 14, atp_ip_template, 20);
+			atp_put32(b + 34, 1u << i);
+			b[38] = (uint8_t)(app == 1 ? 3 : 2);
+			b[39] = flags[i];
+			atp_put16(b + 40, (uint16_t)app);
+			atp_put16(b + 42, (uint16_t)(1 + i));
+			atp_put16(b + 44, (uint16_t)(i * 3));
+			for (unsigned v = 0; v < ATP_VALUES; v++)
+				b[48 + 4 * v + 3] = (uint8_t)v;
+			char path[512];
+			snprintf(path, sizeof(path), "%s/seed-atp-%u", dir, k++);
+			FILE *fp = fopen(path, "wb");
+			if (fp == NULL || fwrite(f, 1, sizeof(f), fp) != sizeof(f))
+				exit(1);
+			fclose(fp);
+		}
+	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *seeds = getenv("FUZZ_SEEDS");
+	if (seeds != NULL) {
+		write_seeds(seeds);
+		exit(0);
+	}
+	char *eal[] = {"fuzz_atp",    "--no-huge",           "-m", "256", "--no-pci",
+	               "--no-shconf", "--log-level=*:error", "-l", "0",   "--file-prefix",
+	               "isw-fuzz-atp"};
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
+		abort();
+	isw_dp.pool = rte_pktmbuf_pool_create(
+	        "fuzz", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (isw_dp.pool == NULL)
+		abort();
+	isw_dp.nb_ports = NPORTS;
+	isw_dp.nb_workers = 1;
+	isw_dp.workers[0] = &w;
+	for (int p = 0; p < NPORTS; p++)
+		w.txq[p] = 0;
+	char err[256];
+	if (isw_port_conf_init() < 0 || isw_mc_init(NPORTS) < 0 ||
+	    isw_pipeline_init(err, sizeof(err)) < 0)
+		abort();
+	w.pconf = isw_port_conf_get();
+	for (int p = 0; p < NPORTS; p++)
+		isw_pre_set_port_caps((uint16_t)p, p != 1, p != 2);
+	isw_json_init(&out);
+	for (size_t i = 0; i < RTE_DIM(config); i++)
+		if (isw_cmd_exec(config[i], &out) != 0)
+			abort();
+	return 0;
+}
+
+/* Held aggregators belong to app 1 or 2, and nothing beyond the pool was written (the
+ * values array is left out: 8 MiB per input would starve the fuzzer, and a frame reaching it
+ * past the pool would have to pass the owner check first). */
+static void check_pool(void)
+{
+	const uint32_t *owner = atp_regs[ATP_REG_OWNER]->cells.u32;
+	for (uint32_t i = 0; i < POOL; i++)
+		if (owner[i] != 0 && (owner[i] >> 16) != 1 && (owner[i] >> 16) != 2)
+			abort();
+	for (unsigned r = ATP_REG_OWNER; r < ATP_REG_VALUES; r++) {
+		const struct isw_reg *g = atp_regs[r];
+		const uint64_t *c = (const uint64_t *)g->cells.u32;
+		uint64_t any = 0;
+		for (size_t k = POOL / 2; k < g->size / 2; k++)
+			any |= c[k];
+		if (any != 0)
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1 || size > FRAME_MAX)
+		return 0;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	if (m == NULL)
+		abort();
+	char *p = rte_pktmbuf_append(m, (uint16_t)(size - 1));
+	if (p == NULL && size > 1)
+		abort();
+	if (size > 1)
+		memcpy(p, data + 1, size - 1);
+	isw_meta(m)->in_port = data[0] % NPORTS;
+	int rc = data[0] & 0x80 ? atp_process_strict(&w, m) : atp_process(&w, m);
+	if (rc == ISW_PKT_NEXT) {
+		if (rte_pktmbuf_data_len(m) != size - 1)
+			abort();
+		rte_pktmbuf_free(m);
+	}
+	for (int port = 0; port < NPORTS; port++) {
+		for (unsigned i = 0; i < w.tx[port].n; i++) {
+			if (rte_pktmbuf_pkt_len(w.tx[port].pkts[i]) < ATP_FRAME_LEN)
+				abort();
+			rte_pktmbuf_free(w.tx[port].pkts[i]);
+		}
+		w.tx[port].n = 0;
+	}
+	isw_dead_flush(&w);
+	check_pool();
+	return 0;
+}
