@@ -2,7 +2,8 @@
 /*
  * pcapgen: writes the captures the pcap golden tests replay (pcaps/<scenario>/) and the traffic
  * of the fault-injection and benchmark tests. This file: the shared helpers, the l2 scenario, seq,
- * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenario and its benchmark traffic.
+ * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenario and its benchmark traffic;
+ * pcapgen_atp.c: the same for ATP.
  *
  * The expected outputs of a scenario are computed here from the switch's documented behaviour,
  * never from the switch's code, so a golden test checks the switch against its specification and
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "pcapgen.h"
+#include "../pipelines/atp/atp_proto.h"
 
 /* The seq frames' UDP ports; pcapcmp --seq recognises the frames by the destination port. */
 #define SEQ_SPORT 40000
@@ -405,6 +407,9 @@ static int opt_set(struct opts *o, const char *name, const char *val)
 	} else if (strcmp(name, "--elems") == 0) {
 		if (parse_num(val, 64, 256, &o->elems) != 0 || (o->elems != 64 && o->elems != 256))
 			what = "64 or 256 elements";
+	} else if (strcmp(name, "--agtrs") == 0) {
+		if (parse_num(val, 1, ATP_AGTR_MAX, &o->agtrs) != 0)
+			what = "a number of aggregators from 1 to 20000";
 	} else if (strcmp(name, "--config") == 0) {
 		o->config = val;
 	}
@@ -940,6 +945,8 @@ static void usage(FILE *fp)
 	        "       %s syncagtr DIR\n"
 	        "       %s syncagtr-bench OUT.pcap [--workers W] [--slots N] [--elems 64|256]\n"
 	        "                        [--config FILE]\n"
+	        "       %s atp DIR\n"
+	        "       %s atp-bench OUT.pcap [--workers W] [--agtrs N] [--config FILE]\n"
 	        "\n"
 	        "l2     the l2 golden scenario for 3 ports: DIR/in-pN.pcap (input of port N),\n"
 	        "       DIR/expect-pN.pcap (what must leave port N), DIR/config (start-up\n"
@@ -960,9 +967,16 @@ static void usage(FILE *fp)
 	        "       that a replay in a loop aggregates correctly for ever; W*N*2 frames of\n"
 	        "       64 (default) or 256 elements; tsi = frame number. The switch's config\n"
 	        "       (workers on port 1) goes to stdout, or to FILE with --config\n"
+	        "atp    the ATP golden scenario for 4 ports, files as for l2\n"
+	        "atp-bench\n"
+	        "       ATP frames of app 1 from W workers (default 8) for aggregators\n"
+	        "       0..N-1 (default 455), each followed by the PS's ACK that frees it, so\n"
+	        "       that a replay in a loop aggregates for ever; N*(W+1) frames of 308\n"
+	        "       bytes. Workers and PS are both behind port 0; the config goes to\n"
+	        "       stdout, or to FILE with --config\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -985,6 +999,10 @@ int main(int argc, char **argv)
 		return cmd_syncagtr(argc - 2, argv + 2);
 	if (strcmp(argv[1], "syncagtr-bench") == 0)
 		return cmd_syncagtr_bench(argc - 2, argv + 2);
+	if (strcmp(argv[1], "atp") == 0)
+		return cmd_atp(argc - 2, argv + 2);
+	if (strcmp(argv[1], "atp-bench") == 0)
+		return cmd_atp_bench(argc - 2, argv + 2);
 	fprintf(stderr, "%s: unknown subcommand '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pcapgen's shared parts: capture output, header and frame builders, argument parsing. Used by
- * pcapgen.c (l2 scenario, seq, bench, main) and pcapgen_syncagtr.c (the SyncAgtr scenario and
- * benchmark traffic). Nothing here knows about the switch: the expected outputs are each
- * scenario's own model of the documented behaviour.
+ * pcapgen.c (l2 scenario, seq, bench, main), pcapgen_syncagtr.c (the SyncAgtr scenario and
+ * benchmark traffic) and pcapgen_atp.c (the same for ATP). Nothing here knows about the
+ * switch: the expected outputs are each scenario's own model of the documented behaviour.
  */
 #ifndef ISW_PCAPGEN_H
 #define ISW_PCAPGEN_H
@@ -107,6 +107,8 @@ struct opts {
 	uint8_t src[6], dst[6];
 	/* syncagtr-bench */
 	unsigned long workers, slots, elems;
+	/* atp-bench */
+	unsigned long agtrs;
 	const char *config; /* --config FILE: also write the switch's start-up commands */
 };
 
@@ -117,5 +119,7 @@ int require(const struct opts *o, bool has, const char *name);
 
 int cmd_syncagtr(int argc, char **argv);
 int cmd_syncagtr_bench(int argc, char **argv);
+int cmd_atp(int argc, char **argv);
+int cmd_atp_bench(int argc, char **argv);
 
 #endif
