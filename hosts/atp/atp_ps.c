@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * atp-ps: the parameter server of one ATP app (wire reference B.5) over AF_PACKET. Stores the
+ * switch's complete aggregates, merges partial ones (collisions, resend flushes, overflow floats)
+ * without double counting, ACKs each complete seq to 77:77:77:77:77:<t'> through the switch
+ * (which frees the aggregator and multicasts the ACK to the app's workers), hands a new
+ * aggregator to a slot whose seq collided, and answers resends of complete seqs again.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atp_host.h"
+#include "atp_sock.h"
+
+struct opts {
+	unsigned app, threads, workers, window, pool, nps, ps_index, jobs, linger_ms;
+	double scale;
+	int json, quiet;
+	const char *dev;
+};
+
+#define PS_COUNTERS(X)                                                    \
+	X(rx, "packets received for the app")                             \
+	X(full, "complete aggregates from the switch")                    \
+	X(partial, "partial packets the PS aggregated itself (fallback)") \
+	X(collisions, "packets with isSWCollision")                       \
+	X(overflow, "float (overflow) packets")                           \
+	X(resends, "packets with isResend")                               \
+	X(dups, "packets with nothing new")                               \
+	X(acks, "ACKs sent")                                              \
+	X(reacks, "ACKs sent again for resends of complete seqs")         \
+	X(reassigned, "collision ACKs carrying a new aggregator")         \
+	X(seqs_full, "seqs completed by one full packet")                 \
+	X(seqs_merged, "seqs completed by the PS's own merging")          \
+	X(tensors, "tensors complete")                                    \
+	X(bad, "malformed or out-of-range packets")                       \
+	X(other, "frames of other apps or ACKs")
+
+struct ps_stats {
+#define X(n, d) uint64_t n;
+	PS_COUNTERS(X)
+#undef X
+};
+
+struct ps {
+	const struct opts *o;
+	struct atp_map map;
+	pthread_mutex_t map_lock; /* reassignments only: rare */
+	_Atomic unsigned tensors;
+};
+
+struct ps_thread {
+	struct ps *ps;
+	unsigned t;
+	int fd;
+	struct atp_tensor *cur, *prev; /* prev answers resends of the tensor before */
+	struct ps_stats st;
+	pthread_t tid;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static struct atp_tensor *find_tensor(struct ps_thread *th, const struct atp_pkt *h)
+{
+	unsigned nw = th->ps->o->workers ? th->ps->o->workers : h->num_worker;
+	struct atp_tensor *t;
+
+	if (th->cur && th->cur->key == h->key)
+		return th->cur;
+	if (th->prev && th->prev->key == h->key)
+		return th->prev;
+	if (nw == 0 || nw > ATP_MAX_WORKERS)
+		return NULL;
+	/* A new key: the tensor before becomes prev (still answers resends). */
+	t = atp_tensor_new(h->key, h->len, (uint8_t)nw);
+	if (!t)
+		return NULL;
+	atp_tensor_free(th->prev);
+	th->prev = th->cur;
+	th->cur = t;
+	return t;
+}
+
+static void send_ack(struct ps_thread *th, struct atp_tensor *t, const struct atp_pkt *h)
+{
+	uint8_t f[ATP_FRAME_LEN];
+
+	atp_tensor_ack(t, h, atp_wire_thread(h->app, th->t), th->ps->o->scale, f);
+	if (atp_sock_send(th->fd, f, sizeof(f)) == 0)
+		th->st.acks++;
+}
+
+static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
+{
+	const struct opts *o = th->ps->o;
+	struct atp_tensor *t;
+	struct atp_pkt h;
+	enum atp_merge r;
+
+	if (atp_frame_parse(f, len, &h) < 0 || h.app != o->app || (h.flag & ATP_F_ACK)) {
+		th->st.other++;
+		return;
+	}
+	th->st.rx++;
+	th->st.resends += !!(h.flag & ATP_F_RESEND);
+	th->st.collisions += !!(h.flag & ATP_F_COLLISION);
+	th->st.overflow += !!(h.flag & ATP_F_OVERFLOW);
+	t = find_tensor(th, &h);
+	if (!t) {
+		th->st.bad++;
+		return;
+	}
+	if (h.bitmap == t->full_mask && !(h.flag & ATP_F_OVERFLOW))
+		th->st.full++;
+	else
+		th->st.partial++;
+	r = atp_tensor_merge(t, &h, f + ATP_OFF_VALUES);
+	switch (r) {
+	case ATP_MERGE_COMPLETE:
+		if (t->st[h.seq] & ATP_ST_COLLIDED) {
+			uint32_t slot = th->t * o->window + (h.seq - 1u) % o->window;
+			int a;
+
+			pthread_mutex_lock(&th->ps->map_lock);
+			a = atp_map_reassign(&th->ps->map, slot);
+			pthread_mutex_unlock(&th->ps->map_lock);
+			if (a >= 0) {
+				t->new_agtr[h.seq] = (uint16_t)a;
+				t->st[h.seq] |= ATP_ST_REASSIGN;
+				th->st.reassigned++;
+			}
+		}
+		if (t->st[h.seq] & ATP_ST_FULL)
+			th->st.seqs_full++;
+		else
+			th->st.seqs_merged++;
+		send_ack(th, t, &h);
+		if (t->ncomplete == t->npkts) {
+			th->st.tensors++;
+			atomic_fetch_add(&th->ps->tensors, 1);
+		}
+		break;
+	case ATP_MERGE_DONE:
+		/* A resend means a worker lost the ACK: answer again (B.5). */
+		if (h.flag & ATP_F_RESEND) {
+			send_ack(th, t, &h);
+			th->st.reacks++;
+		} else {
+			th->st.dups++;
+		}
+		break;
+	case ATP_MERGE_DUP:
+		th->st.dups++;
+		break;
+	case ATP_MERGE_PARTIAL:
+		break;
+	case ATP_MERGE_BAD:
+		th->st.bad++;
+		break;
+	}
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void *thread_main(void *arg)
+{
+	struct ps_thread *th = arg;
+	const struct opts *o = th->ps->o;
+	uint8_t *bufs = malloc(64 * ATP_RX_STRIDE);
+	size_t lens[64];
+	uint64_t done_at = 0;
+
+	while (bufs && !stop) {
+		int r = atp_sock_recv(th->fd, bufs, lens, 64, 50);
+
+		if (r < 0) {
+			fprintf(stderr, "atp-ps: thread %u: %s\n", th->t, strerror(-r));
+			break;
+		}
+		for (int i = 0; i < r; i++)
+			on_packet(th, bufs + (size_t)i * ATP_RX_STRIDE, lens[i]);
+		/* After --jobs tensors, keep answering resends (lost ACKs) for --linger-ms. */
+		if (o->jobs && atomic_load(&th->ps->tensors) >= o->jobs) {
+			if (!done_at)
+				done_at = now_ms();
+			else if (now_ms() - done_at >= o->linger_ms)
+				break;
+		}
+	}
+	free(bufs);
+	return NULL;
+}
+
+static const char usage_text[] =
+        "Usage: atp-ps --app A --dev IFACE [options]\n"
+        "The parameter server of one ATP app (raw 0x0700 frames over AF_PACKET; needs\n"
+        "CAP_NET_RAW). Runs until SIGINT/SIGTERM or --jobs tensors, then prints its counters.\n"
+        "\n"
+        "  -a, --app A           application id, 1..12\n"
+        "  -d, --dev IFACE       interface towards the switch\n"
+        "  -t, --threads T       threads = the workers' --threads (default 1); thread t\n"
+        "                        receives 05:04:03:02:01:<t'>, t' = t + 20 (A-1)\n"
+        "  -n, --workers N       workers of the app (default: num_worker of each tensor's\n"
+        "                        first packet)\n"
+        "  -w, --window W        the workers' --window (default 100)\n"
+        "      --pool N          the switch's aggregator pool (default 20000): a seq that\n"
+        "                        collided gets an aggregator the app's hash table does not\n"
+        "                        use, from a FIFO free list, in its ACK\n"
+        "  -p, --ps P            parameter servers of the app (default 1)\n"
+        "      --ps-index I      this PS's PSIndex, 0..P-1 (default 0); it hands out only\n"
+        "                        aggregators with agtr %% P == I\n"
+        "      --scale F         the workers' float32 scale (default 1048576)\n"
+        "      --jobs K          exit once K tensors are complete (then answer resends for\n"
+        "                        --linger-ms, default 1000)\n"
+        "  -j, --json            counters as one JSON object\n"
+        "  -q, --quiet           no start line\n"
+        "  -h, --help            this text\n";
+
+enum { O_POOL = 256, O_PSI, O_SCALE, O_JOBS, O_LINGER };
+
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {{"app", required_argument, NULL, 'a'},
+	                                   {"dev", required_argument, NULL, 'd'},
+	                                   {"threads", required_argument, NULL, 't'},
+	                                   {"workers", required_argument, NULL, 'n'},
+	                                   {"window", required_argument, NULL, 'w'},
+	                                   {"pool", required_argument, NULL, O_POOL},
+	                                   {"ps", required_argument, NULL, 'p'},
+	                                   {"ps-index", required_argument, NULL, O_PSI},
+	                                   {"scale", required_argument, NULL, O_SCALE},
+	                                   {"jobs", required_argument, NULL, O_JOBS},
+	                                   {"linger-ms", required_argument, NULL, O_LINGER},
+	                                   {"json", no_argument, NULL, 'j'},
+	                                   {"quiet", no_argument, NULL, 'q'},
+	                                   {"help", no_argument, NULL, 'h'},
+	                                   {NULL, 0, NULL, 0}};
+	int c;
+	char *end;
+
+	*o = (struct opts){.threads = 1,
+	                   .window = ATP_DEF_WINDOW,
+	                   .pool = ATP_DEF_POOL,
+	                   .nps = 1,
+	                   .linger_ms = 1000,
+	                   .scale = ATP_DEF_SCALE};
+	while ((c = getopt_long(argc, argv, "a:d:t:n:w:p:jqh", lo, NULL)) != -1) {
+		int bad = 0;
+
+		switch (c) {
+		case 'a':
+			bad = parse_uint(optarg, 1, 12, &o->app);
+			break;
+		case 'd':
+			o->dev = optarg;
+			break;
+		case 't':
+			bad = parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
+			break;
+		case 'n':
+			bad = parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
+			break;
+		case 'w':
+			bad = parse_uint(optarg, 1, 32768, &o->window);
+			break;
+		case O_POOL:
+			bad = parse_uint(optarg, 1, 32768, &o->pool);
+			break;
+		case 'p':
+			bad = parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
+			break;
+		case O_PSI:
+			bad = parse_uint(optarg, 0, ATP_PS_MAX - 1, &o->ps_index);
+			break;
+		case O_SCALE:
+			o->scale = strtod(optarg, &end);
+			bad = *end || !(o->scale > 0);
+			break;
+		case O_JOBS:
+			bad = parse_uint(optarg, 1, 1u << 30, &o->jobs);
+			break;
+		case O_LINGER:
+			bad = parse_uint(optarg, 0, 600000, &o->linger_ms);
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+		if (bad) {
+			fprintf(stderr, "atp-ps: bad value for option %s: '%s'\n", argv[optind - 1],
+			        optarg);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc || !o->app || !o->dev) {
+		fprintf(stderr, "atp-ps: --app and --dev are required\n");
+		return -EINVAL;
+	}
+	if (o->ps_index >= o->nps || (uint64_t)o->threads * o->window > o->pool) {
+		fprintf(stderr, "atp-ps: need --ps-index < --ps and threads * window <= pool\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void print_stats(const struct opts *o, const struct ps_stats *s)
+{
+	uint64_t data = s->full + s->partial;
+	double share = data ? (double)s->partial / (double)data : 0.0;
+
+	if (o->json) {
+		printf("{\"app\":%u", o->app);
+#define X(n, d) printf(",\"" #n "\":%" PRIu64, s->n);
+		PS_COUNTERS(X)
+#undef X
+		printf(",\"fallback_share\":%.4f}\n", share);
+		return;
+	}
+	printf("atp-ps app %u:\n", o->app);
+#define X(n, d) printf("  %-12s %12" PRIu64 "  %s\n", #n, s->n, d);
+	PS_COUNTERS(X)
+#undef X
+	printf("  fallback share %.2f%% (partial / (full + partial))\n", 100.0 * share);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct ps ps = {0};
+	struct ps_thread *ths;
+	struct ps_stats sum = {0};
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	if (parse_args(argc, argv, &o) < 0) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	ps.o = &o;
+	pthread_mutex_init(&ps.map_lock, NULL);
+	if (atp_map_init(&ps.map, (uint16_t)o.app, o.threads * o.window, o.pool) < 0 ||
+	    atp_map_free_init(&ps.map, o.ps_index, o.nps) < 0) {
+		fprintf(stderr, "atp-ps: cannot build the aggregator map\n");
+		return 1;
+	}
+	ths = calloc(o.threads, sizeof(*ths));
+	if (!ths)
+		return 1;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (unsigned t = 0; t < o.threads; t++) {
+		ths[t].ps = &ps;
+		ths[t].t = t;
+		ths[t].fd = atp_sock_open(o.dev, true, atp_wire_thread((uint16_t)o.app, t));
+		if (ths[t].fd < 0) {
+			fprintf(stderr, "atp-ps: socket on %s: %s\n", o.dev, strerror(-ths[t].fd));
+			return 1;
+		}
+	}
+	for (unsigned t = 0; t < o.threads; t++)
+		pthread_create(&ths[t].tid, NULL, thread_main, &ths[t]);
+	if (!o.quiet)
+		fprintf(stderr, "atp-ps: app %u on %s, %u thread(s), %u free aggregators\n", o.app,
+		        o.dev, o.threads, ps.map.fifo_len);
+	for (unsigned t = 0; t < o.threads; t++) {
+		pthread_join(ths[t].tid, NULL);
+#define X(n, d) sum.n += ths[t].st.n;
+		PS_COUNTERS(X)
+#undef X
+		atp_tensor_free(ths[t].cur);
+		atp_tensor_free(ths[t].prev);
+		close(ths[t].fd);
+	}
+	print_stats(&o, &sum);
+	atp_map_fini(&ps.map);
+	free(ths);
+	return 0;
+}

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the ATP host library: aggregator mapping (collision-free, deterministic,
+ * re-pointing, the PS free list), frame build/parse against wire reference B.9, float32
+ * scaling and the overflow split, and the PS merge (full, partial, duplicates, resends,
+ * floats, collisions, ACK format).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atp_host.h"
+
+static void test_crc32(void **state)
+{
+	(void)state;
+	/* The standard check value of CRC-32/ISO-HDLC. */
+	assert_int_equal(atp_crc32("123456789", 9, 0), 0xcbf43926u);
+}
+
+static void test_map_collision_free(void **state)
+{
+	struct atp_map a, b;
+
+	(void)state;
+	/* Full pool: every aggregator used exactly once. */
+	assert_int_equal(atp_map_init(&a, 1, 256, 256), 0);
+	for (uint32_t p = 0; p < 256; p++)
+		assert_int_equal(a.used[p], 1);
+	atp_map_fini(&a);
+	/* Same inputs, same table (every worker of an app agrees); another app differs. */
+	assert_int_equal(atp_map_init(&a, 3, 200, 20000), 0);
+	assert_int_equal(atp_map_init(&b, 3, 200, 20000), 0);
+	assert_memory_equal(a.agtr, b.agtr, 200 * sizeof(uint16_t));
+	for (uint32_t i = 0; i < 200; i++) {
+		assert_true(a.agtr[i] < 20000);
+		for (uint32_t j = i + 1; j < 200; j++)
+			assert_int_not_equal(a.agtr[i], a.agtr[j]);
+	}
+	atp_map_fini(&b);
+	assert_int_equal(atp_map_init(&b, 4, 200, 20000), 0);
+	assert_memory_not_equal(a.agtr, b.agtr, 200 * sizeof(uint16_t));
+	atp_map_fini(&a);
+	atp_map_fini(&b);
+	assert_int_equal(atp_map_init(&a, 1, 257, 256), -EINVAL);
+	assert_int_equal(atp_map_init(&a, 1, 0, 256), -EINVAL);
+}
+
+static void test_map_repoint(void **state)
+{
+	struct atp_map m;
+	uint16_t other;
+
+	(void)state;
+	assert_int_equal(atp_map_init(&m, 2, 10, 64), 0);
+	other = atp_map_get(&m, 5);
+	assert_false(atp_map_repoint(&m, 3, other)); /* in use locally */
+	assert_false(atp_map_repoint(&m, 3, 64));    /* out of the pool */
+	for (uint32_t a = 0; a < 64; a++) {
+		if (!m.used[a]) {
+			uint16_t old = atp_map_get(&m, 3);
+
+			assert_true(atp_map_repoint(&m, 3, a));
+			assert_int_equal(atp_map_get(&m, 3), a);
+			assert_int_equal(m.used[old], 0);
+			assert_int_equal(m.used[a], 1);
+			break;
+		}
+	}
+	atp_map_fini(&m);
+}
+
+static void test_map_free_list(void **state)
+{
+	struct atp_map m;
+	uint8_t seen[64] = {0};
+	int a, first;
+
+	(void)state;
+	assert_int_equal(atp_map_init(&m, 1, 16, 64), 0);
+	assert_int_equal(atp_map_free_init(&m, 0, 1), 0);
+	assert_int_equal(m.fifo_len, 48);
+	/* Each reassignment hands out an aggregator no slot uses; never an original one. */
+	first = atp_map_reassign(&m, 0);
+	assert_true(first >= 0 && !m.orig[first]);
+	for (int i = 0; i < 47; i++) {
+		a = atp_map_reassign(&m, (uint32_t)(i % 15) + 1);
+		assert_true(a >= 0);
+		assert_false(m.orig[a]);
+		seen[a]++;
+	}
+	/* Slot 0 still holds the first one; all of a slot's previous non-original ones went
+	 * back to the tail, so the list is not empty and never returns a busy aggregator. */
+	for (int i = 0; i < 100; i++) {
+		a = atp_map_reassign(&m, (uint32_t)(i % 15) + 1);
+		assert_true(a >= 0);
+		for (uint32_t s = 0; s < 16; s++)
+			if (s != (uint32_t)(i % 15) + 1)
+				assert_int_not_equal(atp_map_get(&m, s), a);
+	}
+	assert_int_equal(atp_map_get(&m, 0), first);
+	atp_map_fini(&m);
+	/* Two PSes hand out disjoint sets. */
+	assert_int_equal(atp_map_init(&m, 1, 16, 64), 0);
+	assert_int_equal(atp_map_free_init(&m, 1, 2), 0);
+	for (uint32_t i = 0; i < m.fifo_len; i++)
+		assert_int_equal(m.fifo[i] % 2, 1);
+	atp_map_fini(&m);
+}
+
+/* Wire reference B.9: worker 0 of 2, app 1, seq 1, agtr 1234, key 0, len 1024000, values 1..62. */
+static void test_frame_b9(void **state)
+{
+	static const uint8_t head[48] = {0x05, 0x04, 0x03, 0x02, 0x01, 0x00, 0xe4, 0x1d, 0x2d, 0xf3,
+	                                 0xdd, 0xcc, 0x07, 0x00, 0x45, 0x00, 0x00, 0x54, 0x00, 0x00,
+	                                 0x40, 0x00, 0x40, 0x01, 0xaf, 0xb6, 0x0d, 0x07, 0x38, 0x66,
+	                                 0x0d, 0x07, 0x38, 0x7f, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00,
+	                                 0x00, 0x01, 0x00, 0x01, 0x04, 0xd2, 0x52, 0xf2};
+	struct atp_pkt h = {.bitmap = 1,
+	                    .num_worker = 2,
+	                    .app = 1,
+	                    .seq = 1,
+	                    .agtr = 1234,
+	                    .agtr2 = 21234,
+	                    .key = 0,
+	                    .len = 1024000},
+	               p;
+	uint8_t f[ATP_FRAME_LEN], vb[ATP_VALUES * 4];
+	int32_t v[ATP_VALUES], back[ATP_VALUES];
+
+	(void)state;
+	for (int i = 0; i < 62; i++)
+		v[i] = i + 1;
+	atp_values_put(vb, v, 62);
+	atp_frame_build(f, &h, true, atp_wire_thread(1, 0), vb);
+	assert_memory_equal(f, head, sizeof(head));
+	assert_int_equal(f[48 + 3], 1);
+	assert_int_equal(f[48 + 61 * 4 + 3], 62);
+	assert_int_equal(atp_be32(f + 304), 0x000fa000u);
+	assert_int_equal(atp_frame_parse(f, sizeof(f), &p), 0);
+	assert_int_equal(p.bitmap, 1);
+	assert_int_equal(p.num_worker, 2);
+	assert_int_equal(p.app, 1);
+	assert_int_equal(p.seq, 1);
+	assert_int_equal(p.agtr, 1234);
+	assert_int_equal(p.agtr2, 21234);
+	assert_int_equal(p.len, 1024000);
+	atp_values_get(f + ATP_OFF_VALUES, back, 62);
+	assert_memory_equal(back, v, sizeof(v));
+	/* Key is little-endian; wire thread of app 2 thread 3 is 23; ACKs go to 77:... */
+	h.key = 0x0102030405060708ull;
+	atp_frame_build(f, &h, false, atp_wire_thread(2, 3), NULL);
+	assert_int_equal(f[296], 0x08);
+	assert_int_equal(f[303], 0x01);
+	assert_int_equal(f[0], 0x77);
+	assert_int_equal(f[5], 23);
+	assert_int_equal(atp_frame_parse(f, sizeof(f), &p), 0);
+	assert_true(p.key == h.key);
+	assert_int_equal(atp_frame_parse(f, 200, &p), -EINVAL);
+	f[12] = 0x08;
+	assert_int_equal(atp_frame_parse(f, sizeof(f), &p), -EINVAL);
+}
+
+static void test_float_scale(void **state)
+{
+	float x[62];
+	int32_t q[62];
+	double s = ATP_DEF_SCALE;
+
+	(void)state;
+	for (int i = 0; i < 62; i++)
+		x[i] = (float)(i - 31) / 32.0f;
+	assert_false(atp_float_scale(x, 62, s, 4, q));
+	for (int i = 0; i < 62; i++)
+		assert_true(fabs((double)q[i] - (double)x[i] * s) <= 0.5);
+	/* Short packet: the tail is zero. */
+	q[61] = 99;
+	assert_false(atp_float_scale(x, 10, s, 4, q));
+	assert_int_equal(q[61], 0);
+	/* Limit: INT32_MAX / N. 511 * 2^20 fits for 4 workers, 513 * 2^20 does not. */
+	x[5] = 511.0f;
+	assert_false(atp_float_scale(x, 62, s, 4, q));
+	x[5] = -513.0f;
+	assert_true(atp_float_scale(x, 62, s, 4, q));
+	x[5] = NAN;
+	assert_true(atp_float_scale(x, 62, s, 4, q));
+	/* The generator's outliers take the overflow path, ordinary values do not. */
+	unsigned outliers = 0;
+	for (uint64_t i = 0; i < 100000; i++) {
+		float v = atp_gen_float(1, 0, i);
+		outliers += fabsf(v) >= 1e4f;
+		assert_true(fabsf(v) < 1e5f);
+	}
+	assert_true(outliers > 5 && outliers < 60);
+	for (uint64_t i = 0; i < 100000; i++) {
+		int32_t v = atp_gen_int(1, 3, i);
+		assert_true(v >= -(1 << 24) && v < (1 << 24));
+	}
+}
+
+static struct atp_pkt mk(uint32_t bitmap, uint16_t seq, uint8_t flag)
+{
+	return (struct atp_pkt){.bitmap = bitmap,
+	                        .num_worker = 4,
+	                        .flag = flag,
+	                        .app = 7,
+	                        .seq = seq,
+	                        .agtr = 5,
+	                        .agtr2 = 20005,
+	                        .key = 42,
+	                        .len = 130};
+}
+
+static void vals(uint8_t *vb, int32_t base)
+{
+	int32_t v[62];
+
+	for (int i = 0; i < 62; i++)
+		v[i] = base + i;
+	atp_values_put(vb, v, 62);
+}
+
+static void test_merge(void **state)
+{
+	struct atp_tensor *t = atp_tensor_new(42, 130, 4); /* 3 packets */
+	uint8_t vb[248], ack[ATP_FRAME_LEN];
+	struct atp_pkt h, a;
+	int32_t out[62];
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(t->npkts, 3);
+	/* seq 1: complete from the switch. */
+	h = mk(0xf, 1, ATP_F_DATAINDEX);
+	vals(vb, 100);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_COMPLETE);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_DONE);
+	/* seq 2: a flushed partial {0,1}, a collision from 2, a duplicate of 1, then 3. */
+	h = mk(0x3, 2, ATP_F_DATAINDEX | ATP_F_RESEND);
+	vals(vb, 10);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_PARTIAL);
+	h = mk(0x4, 2, ATP_F_DATAINDEX | ATP_F_COLLISION);
+	vals(vb, 1);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_PARTIAL);
+	h = mk(0x2, 2, ATP_F_DATAINDEX | ATP_F_COLLISION);
+	vals(vb, 1000000);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_DUP);
+	h = mk(0x6, 2, ATP_F_DATAINDEX | ATP_F_RESEND); /* overlaps: ignored entirely */
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_DUP);
+	h = mk(0x8, 2, ATP_F_DATAINDEX | ATP_F_ECN | (1u << ATP_PSINDEX_SHIFT));
+	vals(vb, 2);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_COMPLETE);
+	assert_true(t->st[2] & ATP_ST_COLLIDED);
+	t->new_agtr[2] = 77;
+	t->st[2] |= ATP_ST_REASSIGN;
+	atp_tensor_ack(t, &h, 3, ATP_DEF_SCALE, ack);
+	assert_int_equal(atp_frame_parse(ack, sizeof(ack), &a), 0);
+	assert_int_equal(ack[0], 0x77);
+	assert_int_equal(ack[5], 3);
+	assert_int_equal(a.bitmap, 1);
+	assert_int_equal(a.flag,
+	                 ATP_F_ACK | ATP_F_COLLISION | ATP_F_ECN | (1u << ATP_PSINDEX_SHIFT));
+	assert_int_equal(a.len, 77);
+	assert_int_equal(a.seq, 2);
+	assert_int_equal(a.agtr, 5);
+	assert_int_equal(a.agtr2, 20005);
+	assert_true(a.key == 42);
+	atp_values_get(ack + ATP_OFF_VALUES, out, 62);
+	for (int i = 0; i < 62; i++)
+		assert_int_equal(out[i], 10 + 1 + 2 + 3 * i); /* 10+i, 1+i, 2+i: no 1000000 */
+	/* seq 1's ACK: no collision, len kept, values copied. */
+	h = mk(0xf, 1, ATP_F_DATAINDEX | ATP_F_RESEND);
+	atp_tensor_ack(t, &h, 0, ATP_DEF_SCALE, ack);
+	assert_int_equal(atp_frame_parse(ack, sizeof(ack), &a), 0);
+	assert_int_equal(a.flag, ATP_F_ACK | ATP_F_RESEND);
+	assert_int_equal(a.len, 130);
+	atp_values_get(ack + ATP_OFF_VALUES, out, 62);
+	assert_int_equal(out[0], 100);
+	/* seq 3: ints from 0,1,2 and raw floats from 3 (overflow): the ACK carries floats. */
+	float x[62], y[62];
+	int32_t q[62];
+	for (int i = 0; i < 62; i++)
+		x[i] = 0.5f;
+	assert_false(atp_float_scale(x, 62, ATP_DEF_SCALE, 4, q));
+	atp_values_put(vb, q, 62);
+	h = mk(0x1, 3, ATP_F_DATAINDEX | ATP_F_COLLISION);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_PARTIAL);
+	h = mk(0x6, 3, ATP_F_DATAINDEX | ATP_F_RESEND);
+	for (int i = 0; i < 62; i++)
+		q[i] *= 2;
+	atp_values_put(vb, q, 62);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_PARTIAL);
+	x[0] = 1e6f;
+	atp_floats_put(vb, x, 62);
+	h = mk(0x8, 3, ATP_F_DATAINDEX | ATP_F_OVERFLOW);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_COMPLETE);
+	assert_int_equal(t->ncomplete, 3);
+	atp_tensor_ack(t, &h, 0, ATP_DEF_SCALE, ack);
+	assert_int_equal(atp_frame_parse(ack, sizeof(ack), &a), 0);
+	assert_int_equal(a.flag, ATP_F_ACK | ATP_F_OVERFLOW);
+	atp_floats_get(ack + ATP_OFF_VALUES, y, 62);
+	assert_true(fabsf(y[0] - (1e6f + 1.5f)) < 0.1f);
+	assert_true(fabsf(y[1] - 2.0f) < 1e-5f);
+	/* Malformed: seq 0, seq past the end, bits outside the workers, no bits. */
+	h = mk(0x1, 0, 0);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_BAD);
+	h = mk(0x1, 4, 0);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_BAD);
+	h = mk(0x10, 1, 0);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_BAD);
+	h = mk(0, 1, 0);
+	assert_int_equal(atp_tensor_merge(t, &h, vb), ATP_MERGE_BAD);
+	atp_tensor_free(t);
+	assert_null(atp_tensor_new(1, 0, 4));
+	assert_null(atp_tensor_new(1, 65536u * 62u, 4));
+	assert_null(atp_tensor_new(1, 10, 33));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_crc32),       cmocka_unit_test(test_map_collision_free),
+	        cmocka_unit_test(test_map_repoint), cmocka_unit_test(test_map_free_list),
+	        cmocka_unit_test(test_frame_b9),    cmocka_unit_test(test_float_scale),
+	        cmocka_unit_test(test_merge),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
