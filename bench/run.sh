@@ -53,6 +53,10 @@ WIRE_OVERHEAD=24
 # An aggregation case also sets CASE_ELEMS[NAME] to the elements each input frame carries: the
 # report then gives its aggregated elements per second (input frames/s x elements).
 #
+# A case whose output is not one frame per input frame sets CASE_RATE[NAME]=in: its ratios
+# (vs_l2, vs_base) then compare its *input* rate (in_Mpps) with the passthroughs' Mpps, i.e. cost
+# per input frame. CASE_TX_FROM[NAME]=0 counts its output on every port (default 1: ports 1..).
+#
 # Traffic enters on port 0 and must leave by port 1: Mpps counts what port 1 sends. The first
 # case, l2, is the passthrough every case is also compared with (ratio_to_l2). Frame sizes are
 # without FCS (as pcapgen writes them and as the switch counts them).
@@ -75,6 +79,17 @@ define_cases() {
 		"pcapgen syncagtr-bench {pcap} --workers 8 --slots 256 --elems 64 --config {cfg}" \
 		"--pipeline syncagtr" "" l2-308
 	CASE_ELEMS[syncagtr]=64
+	# ATP: 308-byte frames of 8 workers of app 1 to aggregators 0..454, each aggregator's 8
+	# frames followed by the PS's ACK that frees it, so the replay aggregates for ever
+	# (pcaps/README.md). One input port, so workers and PS are both behind port 0 (the config is
+	# `atp app add 1 workers 8 ports 0 ps 0`): completions and ACK copies leave by port 0, which
+	# net_pcap counts and drops. 9 frames in, 2 out per aggregate: the ratios are of the input
+	# rate. 455 x 9 = 4095 frames.
+	add_case atp "pcapgen atp-bench {pcap} --workers 8 --agtrs 455 --config {cfg}" \
+		"--pipeline atp" "" l2-308
+	CASE_ELEMS[atp]=62
+	CASE_RATE[atp]=in
+	CASE_TX_FROM[atp]=0
 }
 
 # A reference, not inswitch: dpdk-testpmd io forwarding of the l2 traffic (--testpmd).
@@ -85,7 +100,8 @@ define_reference_cases() {
 
 # ------------------------------------------------------------------------------------------------
 CASES=()
-declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_BASE CASE_RUNNER CASE_PCAP CASE_ELEMS
+declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_BASE CASE_RUNNER CASE_PCAP CASE_ELEMS CASE_RATE
+declare -A CASE_TX_FROM
 START_DATE=$(date -u '+%Y-%m-%dT%H:%M:%SZ')
 TMP=""
 RESULTS=""    # one JSON line per measurement, appended by measure_*
@@ -100,6 +116,8 @@ add_case() {
 	[ -n "${CASE_GEN[${CASE_BASE[$1]}]+x}" ] || die "$1: baseline ${CASE_BASE[$1]} is not defined before it"
 	CASE_RUNNER[$1]=inswitch
 	CASE_ELEMS[$1]=0
+	CASE_RATE[$1]=out
+	CASE_TX_FROM[$1]=1
 }
 
 die() {
@@ -263,9 +281,10 @@ measure_inswitch() {
 
 	# Output ports are all but port 0 (only port 1 today). elapsed_s is the daemon's own TSC time
 	# since "stats reset", so the sleeps' jitter does not enter the rate.
-	jq -c --arg c "$c" --argjson run "$run" --argjson ovh "$WIRE_OVERHEAD" '
-		(.ports[1:] | map(.tx_pkts) | add) as $pkts
-		| (.ports[1:] | map(.tx_bytes) | add) as $bytes
+	jq -c --arg c "$c" --argjson run "$run" --argjson ovh "$WIRE_OVERHEAD" \
+		--argjson from "${CASE_TX_FROM[$c]}" '
+		(.ports[$from:] | map(.tx_pkts) | add) as $pkts
+		| (.ports[$from:] | map(.tx_bytes) | add) as $bytes
 		| .elapsed_s as $t
 		| {case: $c, runner: "inswitch", run: $run, elapsed_s: $t,
 		   tx_pkts: $pkts, tx_bytes: $bytes, rx_pkts: .ports[0].rx_pkts,
@@ -327,14 +346,17 @@ measure_testpmd() {
 # The report: header, table, per-run figures, one JSON line.
 
 summarize() {
-	local order bases elems c
+	local order bases rates elems c
 	order=$(printf '%s\n' "${CASES[@]}" | jq -R . | jq -sc .)
 	bases=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_BASE[$c]}"; done |
+		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add')
+	rates=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_RATE[$c]}"; done |
 		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add')
 	elems=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_ELEMS[$c]}"; done |
 		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t")
 		         | {(.[0]): (.[1] | tonumber)}) | add')
 	jq -sc --argjson order "$order" --argjson bases "$bases" --argjson elems "$elems" \
+		--argjson rates "$rates" \
 		--arg l2 "${CASES[0]}" \
 		--argjson runs "$RUNS" --argjson seconds "$MEASURE_S" --argjson warmup "$WARMUP_S" \
 		--argjson lcore "$LCORE" --arg date "$START_DATE" \
@@ -345,7 +367,7 @@ summarize() {
 		def r3: . * 1000 | round / 1000;
 		. as $all
 		| [$order[] as $c | [$all[] | select(.case == $c)]
-		   | {name: $c, runner: .[0].runner, baseline: $bases[$c],
+		   | {name: $c, runner: .[0].runner, baseline: $bases[$c], ratio_of: $rates[$c],
 		      frame_bytes: (.[0].frame_bytes | round),
 		      runs: length, mpps: map(.mpps | r3),
 		      median_mpps: (map(.mpps) | median | r3),
@@ -359,7 +381,8 @@ summarize() {
 		      drops: (map(.drops) | add),
 		      drop_reasons: (map(.drop_reasons | select(. != "")) | unique | join(" "))}]
 		| (map({(.name): .median_mpps}) | add) as $med
-		| def ratio($to): if $med[$to] > 0 then .median_mpps / $med[$to] | r3 else null end;
+		| def rate: if .ratio_of == "in" then .median_in_mpps else .median_mpps end;
+		  def ratio($to): if $med[$to] > 0 then rate / $med[$to] | r3 else null end;
 		  {date: $date, machine: {nproc: $nproc, cpu: $cpu}, dpdk: $dpdk, commit: $commit,
 		   lcore: $lcore, runs: $runs, seconds: $seconds, warmup_s: $warmup, passthrough: $l2,
 		   cases: map(. + {ratio_to_l2: ratio($l2), ratio_to_baseline: ratio(.baseline)})}'
@@ -404,6 +427,9 @@ EOF
 	       "",
 	       "Mpps per run, in run order:",
 	       (.cases[] | "  \(.name): \(.mpps | map(tostring) | join("  "))"),
+	       (.cases[] | select(.ratio_of == "in")
+	        | "\(.name): vs_l2 and vs_base are of its input rate (in_Mpps), its Mpps counts"
+	          + " every port"),
 	       (.cases[] | select(.drop_reasons != "") | "drops in \(.name): \(.drop_reasons)"),
 	       (.cases[] | select(.runner == "testpmd")
 	        | "\(.name) is dpdk-testpmd --forward-mode=io on the same ports and traffic,"
