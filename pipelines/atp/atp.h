@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+
 #include "asic.h"
 #include "atp_proto.h"
 #include "isw_limits.h"

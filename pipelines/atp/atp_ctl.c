@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "dp.h"
 #include "pipeline.h"
+#include "shaper.h"
 
 #define ATP_POOL_NAME "atp.aggregators"
 /* Switch memory behind one aggregator: owner, bitmap, count, ECN and 62 values. */
@@ -101,6 +102,21 @@ static void atp_disable(void)
 	free(master);
 	master = NULL;
 	memset(atp_regs, 0, sizeof(atp_regs));
+}
+
+/* Egress congestion mark of an ATP frame (wire reference B.7): IPv4 ECN = 11 in the template
+ * and the ECN flag. */
+static void atp_ecn_mark(uint8_t *frame, uint32_t len)
+{
+	if (len < ATP_OFF_HDR + 6)
+		return;
+	isw_ipv4_ce(frame + 14);
+	frame[ATP_OFF_HDR + 5] |= ATP_F_ECN;
+}
+
+RTE_INIT(atp_ecn_init)
+{
+	isw_ecn_register(ATP_ETHERTYPE, atp_ecn_mark);
 }
 
 static const struct isw_reg_decl atp_reg_decls[ATP_REG_NB] = {

@@ -73,6 +73,12 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		cnt->overflow++;
 		return to_ps(w, m, p, ps);
 	}
+	if (unlikely(ack && overflow && !resend)) {
+		/* An overflow ACK touches no aggregator (B.4): straight to the workers. */
+		cnt->acks++;
+		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
+		return ISW_PKT_TAKEN;
+	}
 	uint32_t agtr = atp_be16(h->agtr);
 	if (unlikely(agtr >= c->pool)) {
 		drop(w, m, cnt, ISW_DROP_ATP_AGTR);
@@ -85,8 +91,7 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	uint32_t key = (uint32_t)app_id << 16 | atp_be16(h->seq);
 
 	if (ack) {
-		if (!(overflow && !resend) &&
-		    isw_salu_release(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
+		if (isw_salu_release(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
 			isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, 0);
 			isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
 			isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, 0);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 
 #include "asic.h"
 #include "pre.h"

@@ -336,6 +336,19 @@ static void test_overflow_untouched(void **state)
 	run("atp agtr show 13", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
 	assert_int_equal(atp_counters[0][1].overflow, 1);
+	/* An overflow ACK (not a resend) touches no aggregator, so any agtr is fine: it goes
+	 * straight to the app's worker ports. */
+	tx_clear();
+	struct fr ack = {.app = 1,
+	                 .seq = 6,
+	                 .agtr = 1000,
+	                 .nw = 3,
+	                 .bitmap = 1,
+	                 .flag = ATP_F_ACK | ATP_F_OVERFLOW};
+	assert_int_equal(feed(&ack, 3), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[0].n, 1);
+	assert_int_equal(w->tx[1].n, 1);
+	assert_int_equal(drops(ISW_DROP_ATP_AGTR), 0);
 }
 
 static void test_checks(void **state)
