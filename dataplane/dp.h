@@ -16,6 +16,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "isw_limits.h"
+#include "shaper.h"
 #include "stats.h"
 
 struct isw_worker;
@@ -35,6 +36,7 @@ struct isw_port_conf {
 	uint64_t seed;
 	uint32_t gen; /* bumped on every publication; workers reseed when it changes */
 	struct isw_fault_cfg fault[ISW_MAX_PORTS][2];
+	struct isw_shape_cfg shape[ISW_MAX_PORTS];
 };
 
 struct isw_dp {

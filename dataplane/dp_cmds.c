@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -150,10 +151,85 @@ static int cmd_port_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	fault_json(c->out, "rx", &pc->fault[p][ISW_DIR_RX], &s.fault[p][ISW_DIR_RX]);
 	fault_json(c->out, "tx", &pc->fault[p][ISW_DIR_TX], &s.fault[p][ISW_DIR_TX]);
 	isw_json_obj_close(c->out);
+	const struct isw_shape_cfg *sc = &pc->shape[p];
+	uint64_t depth = 0, max_depth = 0;
+	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
+		/* Racy gauges: a worker may be changing them; either value is one it had. */
+		const struct isw_shaper *sh = &isw_dp.workers[i]->shape[p];
+		depth += __atomic_load_n(&sh->n, __ATOMIC_RELAXED);
+		max_depth += __atomic_load_n(&sh->max_n, __ATOMIC_RELAXED);
+	}
+	isw_json_obj_open(c->out, "egress_queue");
+	isw_json_bool(c->out, "on", sc->on);
+	isw_json_u64(c->out, "rate_bps", sc->rate_bps);
+	isw_json_u64(c->out, "queue", sc->queue);
+	isw_json_u64(c->out, "ecn_threshold", sc->ecn);
+	isw_json_u64(c->out, "depth", depth);
+	isw_json_u64(c->out, "max_depth", max_depth);
+	isw_json_u64(c->out, "ecn_marked", ps->ecn_marked);
+	isw_json_u64(c->out, "ecn_unmarkable", ps->ecn_unmarkable);
+	isw_json_u64(c->out, "queue_drops", ps->queue_drops);
+	isw_json_obj_close(c->out);
 	return 0;
 }
 ISW_CMD_REGISTER(port_show, "port show", "PORT", "show a port's settings and counters",
                  cmd_port_show)
+
+struct shape_edit {
+	uint16_t port;
+	struct isw_shape_cfg cfg;
+};
+
+static int shape_apply(struct isw_port_conf *pc, void *arg)
+{
+	const struct shape_edit *e = arg;
+	pc->shape[e->port] = e->cfg;
+	return 0;
+}
+
+/* "100m", "2.5g", "64000": bits per second. */
+static int arg_rate(struct isw_cmd_ctx *c, const char *s, uint64_t *bps)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	double mul = 1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1e3, end++;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1e6, end++;
+	else if (*end == 'g' || *end == 'G')
+		mul = 1e9, end++;
+	if (errno != 0 || end == s || *end != '\0' || !(v > 0) || v * mul < 8000 || v * mul > 4e11)
+		return isw_cmd_err(c, EINVAL,
+		                   "rate: '%s' is not a rate between 8k and 400g bit/s (e.g. 100m)",
+		                   s);
+	*bps = (uint64_t)(v * mul);
+	return 0;
+}
+
+static int cmd_port_rate(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	struct shape_edit e = {.cfg = {.on = true, .queue = 1024}};
+	if (isw_arg_count(c, argc, 2, 6) < 0 || isw_arg_port(c, argv[0], &e.port) < 0)
+		return -EINVAL;
+	if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		memset(&e.cfg, 0, sizeof(e.cfg));
+		return isw_port_conf_update(shape_apply, &e);
+	}
+	struct isw_kv kv[] = {{"queue", NULL}, {"ecn", NULL}};
+	if (arg_rate(c, argv[1], &e.cfg.rate_bps) < 0 ||
+	    isw_arg_kv(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
+	    (kv[0].val &&
+	     isw_arg_u32(c, kv[0].val, "queue", 1, ISW_SHAPE_QMAX, &e.cfg.queue) < 0) ||
+	    (kv[1].val && isw_arg_u32(c, kv[1].val, "ecn", 0, ISW_SHAPE_QMAX, &e.cfg.ecn) < 0))
+		return -EINVAL;
+	return isw_port_conf_update(shape_apply, &e);
+}
+ISW_CMD_REGISTER(port_rate, "port rate", "PORT off | PORT RATE [queue N] [ecn N]",
+                 "limit a port's egress to RATE bit/s through a queue of N packets (default "
+                 "1024), marking ECN at depth N",
+                 cmd_port_rate)
 
 struct fault_edit {
 	uint16_t port;

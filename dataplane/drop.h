@@ -26,7 +26,8 @@
 	_(ATP_PORT, "atp-port", "ATP frame from a port not registered for its role in the app") \
 	_(ATP_NO_PS, "atp-no-ps", "no parameter-server port for the ATP frame's PSIndex")       \
 	_(ATP_AGTR, "atp-agtr", "ATP aggregator index beyond the pool")                         \
-	_(ATP_DUP, "atp-dup", "ATP duplicate to an aggregator that is not complete")
+	_(ATP_DUP, "atp-dup", "ATP duplicate to an aggregator that is not complete")            \
+	_(QUEUE_FULL, "queue-full", "egress queue of a rate-limited port full")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,

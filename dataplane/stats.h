@@ -19,7 +19,10 @@ struct isw_port_stats {
 	uint64_t rx_bytes;
 	uint64_t tx_pkts;
 	uint64_t tx_bytes;
-	uint64_t drops; /* every drop of a packet that entered on this port */
+	uint64_t drops;          /* every drop of a packet that entered on this port */
+	uint64_t ecn_marked;     /* packets marked by this port's egress queue */
+	uint64_t ecn_unmarkable; /* above the threshold but shared or without a mark */
+	uint64_t queue_drops;    /* packets that found this port's egress queue full */
 };
 
 enum isw_dir { ISW_DIR_RX = 0, ISW_DIR_TX = 1 };

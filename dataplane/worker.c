@@ -216,6 +216,8 @@ int isw_worker_main(void *arg)
 			w->last_active = now; /* waiting on a peer is not idleness */
 		}
 		flush_faults(w, c, false);
+		if (isw_shape_run(w, now, false) != 0)
+			w->last_active = now; /* a queue still holding packets is not idle */
 		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
 			if (w->tx[p].n)
 				isw_tx_flush(w, p);
@@ -243,6 +245,7 @@ void isw_worker_drain(struct isw_worker *w)
 	w->pconf = ISW_RCU_LOAD(isw_dp.pconf);
 	flush_faults(w, c, true);
 	drain_inbox(w, c, rte_get_tsc_cycles());
+	isw_shape_run(w, rte_get_tsc_cycles(), true);
 	for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
 		if (w->txq[p] >= 0)
 			isw_tx_flush(w, p);

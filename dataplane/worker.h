@@ -71,6 +71,7 @@ struct isw_worker {
 	struct isw_fault_state fault[ISW_MAX_PORTS][2];
 	struct isw_txbuf tx[ISW_MAX_PORTS];
 	struct isw_txbuf dead; /* consumed packets, freed in bulk at the end of a burst */
+	struct isw_shaper shape[ISW_MAX_PORTS]; /* egress queues of rate-limited ports */
 } __rte_cache_aligned;
 
 /* Slow paths, out of line. */
@@ -105,13 +106,24 @@ static inline void isw_consume(struct isw_worker *w, struct rte_mbuf *m)
 		isw_dead_flush(w);
 }
 
-/* Queues m for port's tx queue on this lcore, after its tx faults. */
-static inline void isw_tx_buffer(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
+/* Queues m for port's tx queue on this lcore, as it is. */
+static inline void isw_tx_buffer_raw(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	struct isw_txbuf *b = &w->tx[port];
 	b->pkts[b->n++] = m;
 	if (unlikely(b->n == ISW_BURST_MAX))
 		isw_tx_flush(w, port);
+}
+
+/* Queues m for port's tx queue on this lcore, after its tx faults: through the port's egress
+ * queue if the port is rate-limited. */
+static inline void isw_tx_buffer(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	if (unlikely(w->pconf->shape[port].on)) {
+		isw_shape_enqueue(w, port, m);
+		return;
+	}
+	isw_tx_buffer_raw(w, port, m);
 }
 
 void isw_tx_fault(struct isw_worker *w, uint16_t port, struct rte_mbuf *m);

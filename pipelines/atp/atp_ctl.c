@@ -265,7 +265,7 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
-                 "unregister an app (aggregators it holds are freed by ACKs or a pool resize)",
+                 "unregister an app (aggregators it still holds stay held until a pool resize)",
                  cmd_app_del)
 
 static void ports_str(uint32_t mask, char *buf, size_t len)

@@ -75,6 +75,7 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	}
 	if (unlikely(ack && overflow && !resend)) {
 		/* An overflow ACK touches no aggregator (B.4): straight to the workers. */
+		cnt->pkts++;
 		cnt->acks++;
 		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
 		return ISW_PKT_TAKEN;

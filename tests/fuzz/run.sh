@@ -13,7 +13,7 @@ clang -fsanitize=fuzzer "$out/probe-$name.c" -o "$out/probe-$name" 2>/dev/null |
 	{ echo "skipped: clang has no libFuzzer runtime (libclang-rt-14-dev)"; exit 77; }
 
 core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c dataplane/fault.c
-      dataplane/pipeline.c dataplane/port.c dataplane/pre.c dataplane/stats.c dataplane/worker.c
+      dataplane/pipeline.c dataplane/port.c dataplane/pre.c dataplane/shaper.c dataplane/stats.c dataplane/worker.c
       dataplane/dp_cmds.c control/args.c control/cmd.c control/json.c control/server.c
       control/telemetry.c pipelines/l2/l2.c pipelines/flowcount/flowcount.c
       pipelines/syncagtr/syncagtr_ctl.c pipelines/syncagtr/syncagtr_dp.c
