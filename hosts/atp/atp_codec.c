@@ -80,6 +80,14 @@ bool atp_map_repoint(struct atp_map *m, uint32_t slot, uint32_t agtr)
 	return true;
 }
 
+bool atp_map_set(struct atp_map *m, uint32_t slot, uint32_t agtr)
+{
+	if (agtr >= m->pool)
+		return false;
+	m->agtr[slot % m->nslots] = (uint16_t)agtr;
+	return true;
+}
+
 int atp_map_free_init(struct atp_map *m, unsigned ps_index, unsigned nps)
 {
 	uint32_t start;

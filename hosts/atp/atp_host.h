@@ -47,8 +47,16 @@ static inline uint16_t atp_map_get(const struct atp_map *m, uint32_t slot)
 {
 	return m->agtr[slot % m->nslots];
 }
-/* Collision ACK on a worker: re-point slot to agtr unless agtr is out of range or in use. */
+/* Re-point slot to agtr unless agtr is out of range or in use (B.6's rule). */
 bool atp_map_repoint(struct atp_map *m, uint32_t slot, uint32_t agtr);
+/*
+ * Collision ACK on a worker: re-point slot to agtr unless out of range, whether or not another
+ * slot still holds it. The PS keeps the authoritative table and never hands out an aggregator
+ * one of its slots holds; a worker whose other thread has not yet seen an earlier ACK moving
+ * that aggregator away would otherwise refuse, disagree with the other workers, and leave a
+ * claimed aggregator behind in the switch. Touches only the slot (threads own their slots).
+ */
+bool atp_map_set(struct atp_map *m, uint32_t slot, uint32_t agtr);
 /*
  * PS side: the free list is every aggregator the initial mapping does not use (with P parameter
  * servers, only those with agtr % P == ps_index, so two PSes never hand out the same one),

@@ -61,6 +61,7 @@ struct chunk {
 	unsigned cwnd;
 	uint8_t *acked;
 	uint64_t *sent_ns;
+	uint8_t *tries; /* resends so far: the timeout doubles with each, up to 32x */
 	uint64_t last_ack_ns;
 };
 
@@ -111,8 +112,11 @@ static void send_seq(struct thread *th, struct chunk *c, uint32_t seq, bool rese
 		return; /* counted as lost: the timeout resends it */
 	c->sent_ns[seq] = now_ns();
 	th->st.sent++;
-	if (resend)
+	if (resend) {
 		th->st.resends++;
+		if (c->tries[seq] < 5)
+			c->tries[seq]++;
+	}
 }
 
 static void take_result(struct thread *th, struct chunk *c, const struct atp_pkt *h,
@@ -165,6 +169,7 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 	const struct opts *o = th->w->o;
 	struct atp_pkt h;
 	uint64_t gap_ns = (uint64_t)o->timeout_ms * 250000ull; /* a quarter of the timeout */
+	uint32_t gap_min = o->window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
 
 	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->app)
 		return;
@@ -184,8 +189,7 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 	atomic_fetch_add_explicit(&th->w->done_pkts, 1, memory_order_relaxed);
 	if (h.flag & ATP_F_COLLISION) {
 		th->st.coll_acks++;
-		if (atp_map_repoint(&th->w->map, th->t * o->window + (h.seq - 1) % o->window,
-		                    h.len))
+		if (atp_map_set(&th->w->map, th->t * o->window + (h.seq - 1) % o->window, h.len))
 			th->st.repoints++;
 	}
 	if (h.flag & ATP_F_ECN)
@@ -200,10 +204,11 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 	}
 	while (c->cum < c->npk && c->acked[c->cum + 1])
 		c->cum++;
-	/* An ACK past a gap: the gap's packets (or their ACKs) are probably lost. Resend them,
-	 * at most once per quarter timeout each, so a reordered burst does not cause a storm. */
-	for (uint32_t s = c->cum + 1; s < h.seq; s++)
-		if (!c->acked[s] && now - c->sent_ns[s] > gap_ns)
+	/* An ACK well past a gap: the gap's packets (or their ACKs) are probably lost, or held
+	 * as a partial in the switch (a worker's packet went as floats). Resend them, at most
+	 * once per quarter timeout each (backing off), so reordering does not cause a storm. */
+	for (uint32_t s = c->cum + 1; s + gap_min <= h.seq; s++)
+		if (!c->acked[s] && now - c->sent_ns[s] > gap_ns << c->tries[s])
 			send_seq(th, c, s, true);
 }
 
@@ -218,7 +223,8 @@ static int run_chunk(struct thread *th, struct chunk *c)
 	c->npk = (c->len + ATP_VALUES - 1) / ATP_VALUES;
 	c->acked = calloc(c->npk + 1, 1);
 	c->sent_ns = calloc(c->npk + 1, sizeof(*c->sent_ns));
-	if (!bufs || !c->acked || !c->sent_ns) {
+	c->tries = calloc(c->npk + 1, 1);
+	if (!bufs || !c->acked || !c->sent_ns || !c->tries) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -243,7 +249,7 @@ static int run_chunk(struct thread *th, struct chunk *c)
 			/* Timeout: resend every unACKed packet last sent more than a timeout ago.
 			 */
 			for (uint32_t s = c->cum + 1; s < c->next; s++) {
-				if (!c->acked[s] && now - c->sent_ns[s] >= tmo) {
+				if (!c->acked[s] && now - c->sent_ns[s] >= tmo << c->tries[s]) {
 					send_seq(th, c, s, true);
 					th->st.timeouts++;
 				}
@@ -263,6 +269,7 @@ out:
 	free(bufs);
 	free(c->acked);
 	free(c->sent_ns);
+	free(c->tries);
 	return rc;
 }
 

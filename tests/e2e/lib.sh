@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Network-namespace topology and switch control for the end-to-end tests and the demo.
 #
-#   isw_topo_create N     hosts h1..hN, each a namespace with eth0 (MAC 02:00:00:00:00:0i,
+#   isw_topo_create N     hosts h1..hN, each a namespace with eth0 (MAC 02:00:00:00:00:<i hex>,
 #                         IP 10.99.0.i/24) joined by a veth pair to a switch-side interface
 #   isw_switch_start ARGS start inswitch on those interfaces (net_af_xdp, or net_af_packet where
 #                         AF_XDP is unavailable, saying so); ARGS go after the daemon's "--"
@@ -37,7 +37,7 @@ isw_topo_create() {
 		ip link add "$(isw_if "$i")" type veth peer name eth0 netns "${ISW_TAG}h$i"
 		ip link set "$(isw_if "$i")" up
 		isw_ns "$i" ip link set lo up
-		isw_ns "$i" ip link set eth0 address "02:00:00:00:00:0$i"
+		isw_ns "$i" ip link set eth0 address "$(printf '02:00:00:00:00:%02x' "$i")"
 		isw_ns "$i" ip addr add "10.99.0.$i/24" dev eth0
 		isw_ns "$i" ip link set eth0 up
 		# AF_XDP and AF_PACKET hand frames over as they are: have the host finish its
