@@ -328,7 +328,9 @@ static void test_config(void **state)
 /* ---- the engine against a switch model on loopback ---- */
 
 #define MODEL_SLOTS 1024
-#define MODEL_PORT  48870 /* inside 0xBEE0..0xBEEF, away from the default */
+/* The model's port: the first free one of 0xBEE1..0xBEEF (not the default, so a real switch on
+ * this host is never hit), so test runs on one host at once do not collide. */
+static uint16_t model_port;
 
 struct model_cell {
 	uint32_t bitmap, count;
@@ -483,7 +485,7 @@ static struct model *model_start(unsigned workers, unsigned elems, unsigned drop
                                  unsigned late, pthread_t *mt)
 {
 	struct model *m = calloc(1, sizeof(*m));
-	struct sockaddr_in sw = {.sin_family = AF_INET, .sin_port = htons(MODEL_PORT)};
+	struct sockaddr_in sw = {.sin_family = AF_INET};
 	struct timeval tv = {0, 200};
 
 	assert_non_null(m);
@@ -495,12 +497,18 @@ static struct model *model_start(unsigned workers, unsigned elems, unsigned drop
 	m->late_pct = late;
 	m->rnd = 42;
 	for (unsigned r = 0; r < workers; r++)
-		m->rank_port[r] = (uint16_t)(47100 + 10 * r);
+		m->rank_port[r] = (uint16_t)(20000 + (unsigned)getpid() % 1000 * 40 + 10 * r);
 	sw.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	m->fd = socket(AF_INET, SOCK_DGRAM, 0);
 	assert_true(m->fd >= 0);
 	setsockopt(m->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	assert_int_equal(bind(m->fd, (struct sockaddr *)&sw, sizeof(sw)), 0);
+	int rc = -1;
+	for (model_port = 0xBEE1; model_port <= 0xBEEF && rc != 0; model_port++) {
+		sw.sin_port = htons(model_port);
+		rc = bind(m->fd, (struct sockaddr *)&sw, sizeof(sw));
+	}
+	model_port--;
+	assert_int_equal(rc, 0);
 	assert_int_equal(pthread_create(mt, NULL, model_main, m), 0);
 	return m;
 }
@@ -546,7 +554,7 @@ static void job_init(struct job *j, const struct model *m, unsigned rank, enum s
 	j->c.timeout_max_ms = 40;
 	j->c.give_up_s = job_give_up_s;
 	j->c.guard_ms = job_guard_ms;
-	j->c.switch_port = MODEL_PORT;
+	j->c.switch_port = model_port;
 	j->c.switch_ip.s_addr = htonl(INADDR_LOOPBACK);
 	j->c.worker_port = m->rank_port[rank];
 	j->w = sa_worker_create(&j->c, err, sizeof(err));
