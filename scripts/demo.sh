@@ -48,57 +48,45 @@ secs=$(isw_tcp_transfer 1 3 64) || {
 }
 awk -v s="$secs" 'BEGIN { printf "64 MiB received intact in %.2f s: %.0f Mbit/s\n", s, 64 * 8 * 1.048576 / s }'
 
-say "SyncAgtr: h1, h2, h3 allreduce 4 Mi int32 each through the switch (SwitchML protocol)"
-isw_ctl pipeline enable syncagtr
-# Each worker registers itself over the control socket (session 1, switch IP 10.99.0.254,
-# its own MAC and IP, port learned from its packets) and checks the sum at the end.
-worker=$build/hosts/syncagtr/syncagtr-worker
-pids=()
-for i in 1 2 3; do
-	isw_ns "$i" "$worker" --rank $((i - 1)) --workers 3 --switch-ip 10.99.0.254 \
-		--ctl "$ISW_CTL_SOCK" --session 1 --count 4Mi --type int32 --check --json --quiet \
-		>"$ISW_TMP/sa.$i.json" 2>"$ISW_TMP/sa.$i.err" &
-	pids+=($!)
-done
-for i in 1 2 3; do
-	wait "${pids[$((i - 1))]}" || {
-		echo "SyncAgtr worker $i failed:" >&2
-		cat "$ISW_TMP/sa.$i.err" >&2
+# allreduce TYPE: h1, h2, h3 allreduce 4 Mi values of TYPE through session 1. Each worker
+# registers itself over the control socket (switch IP 10.99.0.254, its own MAC and IP, port
+# learned from its packets) and checks the sum at the end. Prints goodput, then "result
+# verified" only if every worker's check passed.
+allreduce() {
+	local type=$1 i pids=()
+	for i in 1 2 3; do
+		isw_ns "$i" "$build/hosts/syncagtr/syncagtr-worker" --rank $((i - 1)) --workers 3 \
+			--switch-ip 10.99.0.254 --ctl "$ISW_CTL_SOCK" --session 1 --count 4Mi \
+			--type "$type" --check --json --quiet \
+			>"$ISW_TMP/$type.$i.json" 2>"$ISW_TMP/$type.$i.err" &
+		pids+=($!)
+	done
+	for i in 1 2 3; do
+		wait "${pids[$((i - 1))]}" || {
+			echo "SyncAgtr worker $i failed:" >&2
+			cat "$ISW_TMP/$type.$i.err" >&2
+			exit 1
+		}
+	done
+	jq -s -r '"goodput (slowest worker): \(map(.goodput_gbps) | min * 100 | round / 100) " +
+		"Gbit/s; retransmits: \(map(.retransmits) | add)" +
+		(if .[0].max_err then "; largest error \(map(.max_err) | max) (within the bound)"
+		 else "" end)' "$ISW_TMP/$type".*.json
+	jq -s -e 'all(.verified == true)' "$ISW_TMP/$type".*.json >/dev/null || {
+		echo "result NOT verified" >&2
 		exit 1
 	}
-done
-jq -s -r '"goodput (slowest worker): \(map(.goodput_gbps) | min * 100 | round / 100) Gbit/s; " +
-	"retransmits: \(map(.retransmits) | add)"' "$ISW_TMP"/sa.*.json
-if jq -s -e 'all(.verified == true)' "$ISW_TMP"/sa.*.json >/dev/null; then
 	echo "result verified (every worker's sum equals the sum of all three tensors)"
-else
-	echo "result NOT verified" >&2
-	exit 1
-fi
+}
+
+say "SyncAgtr: h1, h2, h3 allreduce 4 Mi int32 each through the switch (SwitchML protocol)"
+isw_ctl pipeline enable syncagtr
+allreduce int32
 isw_ctl syncagtr session show
 
 say "SyncAgtr again with float32 (SwitchML's exponent quantisation)"
 isw_ctl syncagtr session reset 1
-pids=()
-for i in 1 2 3; do
-	isw_ns "$i" "$worker" --rank $((i - 1)) --workers 3 --switch-ip 10.99.0.254 \
-		--ctl "$ISW_CTL_SOCK" --session 1 --count 4Mi --type float32 --check --json --quiet \
-		>"$ISW_TMP/sf.$i.json" 2>"$ISW_TMP/sf.$i.err" &
-	pids+=($!)
-done
-for i in 1 2 3; do
-	wait "${pids[$((i - 1))]}" || {
-		echo "SyncAgtr worker $i failed:" >&2
-		cat "$ISW_TMP/sf.$i.err" >&2
-		exit 1
-	}
-done
-jq -s -r '"goodput (slowest worker): \(map(.goodput_gbps) | min * 100 | round / 100) Gbit/s; " +
-	"largest error \(map(.max_err) | max) (within the quantisation bound)"' "$ISW_TMP"/sf.*.json
-jq -s -e 'all(.verified == true)' "$ISW_TMP"/sf.*.json >/dev/null && echo "result verified" || {
-	echo "result NOT verified" >&2
-	exit 1
-}
+allreduce float32
 
 say "counters (inswitch-ctl stats show)"
 isw_ctl stats show

@@ -22,6 +22,7 @@
 
 #include "cmd.h"
 #include "dp.h"
+#include "isw_test.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "syncagtr.h"
@@ -34,7 +35,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static struct isw_worker w;
+static struct isw_worker *w;
 static struct isw_json out;
 
 static const char *const config[] = {
@@ -107,33 +108,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		write_seeds(seeds);
 		exit(0);
 	}
-	char *eal[] = {"fuzz_syncagtr",    "--no-huge",           "-m", "256", "--no-pci",
-	               "--no-shconf",      "--log-level=*:error", "-l", "0",   "--file-prefix",
-	               "isw-fuzz-syncagtr"};
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
+	if (isw_test_eal("fuzz-syncagtr", NPORTS) < 0)
 		abort();
-	isw_dp.pool = rte_pktmbuf_pool_create(
-	        "fuzz", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	if (isw_dp.pool == NULL)
+	w = isw_test_worker();
+	if (w == NULL)
 		abort();
-	isw_dp.nb_ports = NPORTS;
-	isw_dp.nb_workers = 1;
-	isw_dp.workers[0] = &w;
-	for (int p = 0; p < NPORTS; p++)
-		w.txq[p] = 0;
-	w.pass.recirc_limit = 3;
-	char err[256];
-	if (isw_port_conf_init() < 0 || isw_mc_init(NPORTS) < 0 ||
-	    isw_pipeline_init(err, sizeof(err)) < 0)
-		abort();
-	w.pconf = isw_port_conf_get();
-	for (int p = 0; p < NPORTS; p++)
-		isw_pre_set_port_caps((uint16_t)p, p != 1, p != 2);
+	w->pass.recirc_limit = 3;
 	isw_json_init(&out);
-	for (size_t i = 0; i < RTE_DIM(config); i++)
-		if (isw_cmd_exec(config[i], &out) != 0)
-			abort();
+	if (isw_test_switch_up(config, RTE_DIM(config), &out) < 0)
+		abort();
+	/* Ports that cannot chain or share, so replicas take every path of the PRE. */
+	isw_pre_set_port_caps(1, false, true);
+	isw_pre_set_port_caps(2, true, false);
 	return 0;
 }
 
@@ -159,29 +145,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > FRAME_MAX)
 		return 0;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	struct rte_mbuf *m = isw_test_mbuf(data + 1, (uint16_t)(size - 1), data[0] % NPORTS);
 	if (m == NULL)
-		abort();
-	char *p = rte_pktmbuf_append(m, (uint16_t)(size - 1));
-	if (p == NULL && size > 1)
-		abort();
-	if (size > 1)
-		memcpy(p, data + 1, size - 1);
-	isw_meta(m)->in_port = data[0] % NPORTS;
+		abort(); /* every packet is freed: a leak ends here */
 	bool strict = data[0] & 0x80;
-	int rc = strict ? sa_process_strict(&w, m) : sa_process(&w, m);
+	int rc = strict ? sa_process_strict(w, m) : sa_process(w, m);
 	if (rc == ISW_PKT_NEXT) {
 		if (rte_pktmbuf_data_len(m) != size - 1)
 			abort();
 		rte_pktmbuf_free(m);
 	}
 	for (int port = 0; port < NPORTS; port++) {
-		for (unsigned i = 0; i < w.tx[port].n; i++) {
-			if (rte_pktmbuf_pkt_len(w.tx[port].pkts[i]) < 14)
+		for (unsigned i = 0; i < w->tx[port].n; i++) {
+			if (rte_pktmbuf_pkt_len(w->tx[port].pkts[i]) < 14)
 				abort();
-			rte_pktmbuf_free(w.tx[port].pkts[i]);
+			rte_pktmbuf_free(w->tx[port].pkts[i]);
 		}
-		w.tx[port].n = 0;
+		w->tx[port].n = 0;
 	}
 	if ((data[0] & 0x0c) == 0x0c)
 		isw_tick_run(); /* fold learned ports in now and then */

@@ -23,7 +23,7 @@ bin=$out/fuzz_$name
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp \
-	"tests/fuzz/fuzz_$name.c" "${core[@]}" $(pkg-config --libs libdpdk) -o "$bin")
+	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" $(pkg-config --libs libdpdk) -o "$bin")
 
 corpus=$out/corpus-$name
 opts=(-max_total_time="$secs" -print_final_stats=1)

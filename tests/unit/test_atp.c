@@ -21,6 +21,7 @@
 #include "atp.h"
 #include "cmd.h"
 #include "dp.h"
+#include "isw_test.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "worker.h"
@@ -48,32 +49,16 @@ static void run(const char *line, int expect_ok)
 
 static void tx_clear(void)
 {
-	for (int p = 0; p < NPORTS; p++) {
-		for (unsigned i = 0; i < w->tx[p].n; i++)
-			rte_pktmbuf_free(w->tx[p].pkts[i]);
-		w->tx[p].n = 0;
-	}
-	isw_dead_flush(w);
+	isw_test_tx_clear(w);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	char err[256];
-	w = rte_zmalloc(NULL, sizeof(*w), 64);
-	assert_non_null(w);
-	for (int p = 0; p < NPORTS; p++)
-		w->txq[p] = 0;
-	isw_dp.workers[0] = w;
-	assert_int_equal(isw_port_conf_init(), 0);
-	w->pconf = isw_port_conf_get();
-	assert_int_equal(isw_mc_init(NPORTS), 0);
-	for (int p = 0; p < NPORTS; p++)
-		isw_pre_set_port_caps((uint16_t)p, true, true);
-	assert_int_equal(isw_pipeline_init(err, sizeof(err)), 0);
 	isw_json_init(&out);
-	for (size_t i = 0; i < RTE_DIM(config); i++)
-		run(config[i], 1);
+	w = isw_test_worker();
+	assert_non_null(w);
+	assert_int_equal(isw_test_switch_up(config, RTE_DIM(config), &out), 0);
 	return 0;
 }
 
@@ -81,10 +66,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	tx_clear();
-	isw_pipeline_fini();
-	isw_mc_fini();
-	free(isw_dp.pconf);
-	isw_dp.pconf = NULL;
+	isw_test_switch_down();
 	isw_json_free(&out);
 	rte_free(w);
 	return 0;
@@ -128,12 +110,8 @@ static struct rte_mbuf *mk(const struct fr *f, uint16_t in_port)
 	b[296] = 0x42; /* key, opaque */
 	atp_put32(b + 304, 1000);
 	uint16_t len = f->len ? f->len : ATP_FRAME_LEN;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	struct rte_mbuf *m = isw_test_mbuf(b, len, in_port);
 	assert_non_null(m);
-	char *p = rte_pktmbuf_append(m, len);
-	assert_non_null(p);
-	memcpy(p, b, len);
-	isw_meta(m)->in_port = in_port;
 	return m;
 }
 
@@ -482,18 +460,8 @@ static void test_commands_refuse_cleanly(void **state)
 
 int main(void)
 {
-	char *eal[] = {"test_atp",    "--no-huge",           "-m", "256", "--no-pci",
-	               "--no-shconf", "--log-level=*:error", "-l", "0",   "--file-prefix",
-	               "isw-test-atp"};
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (isw_test_eal("test-atp", NPORTS) < 0)
 		return 1;
-	}
-	isw_dp.pool = rte_pktmbuf_pool_create(
-	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	isw_dp.nb_ports = NPORTS;
-	isw_dp.nb_workers = 1;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	        T(test_claim_aggregate_complete), T(test_duplicate_incomplete_dropped),

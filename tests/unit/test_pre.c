@@ -17,23 +17,19 @@
 #include <rte_mbuf.h>
 
 #include "dp.h"
+#include "isw_test.h"
 #include "pre.h"
 #include "worker.h"
 
 #define NPORTS 4
 
 static struct isw_worker *w;
-static struct isw_port_conf pconf;
 
 static int setup(void **state)
 {
 	(void)state;
-	w = rte_zmalloc(NULL, sizeof(*w), 64);
+	w = isw_test_worker();
 	assert_non_null(w);
-	for (int p = 0; p < NPORTS; p++)
-		w->txq[p] = 0;
-	w->pconf = &pconf;
-	isw_dp.workers[0] = w;
 	assert_int_equal(isw_mc_init(NPORTS), 0);
 	return 0;
 }
@@ -41,11 +37,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	for (int p = 0; p < NPORTS; p++) {
-		for (unsigned i = 0; i < w->tx[p].n; i++)
-			rte_pktmbuf_free(w->tx[p].pkts[i]);
-		w->tx[p].n = 0;
-	}
+	isw_test_tx_clear(w);
 	isw_mc_fini();
 	rte_free(w);
 	return 0;
@@ -141,11 +133,7 @@ static void test_rewrite_private_headers(void **state)
 	assert_ptr_equal(r[3], m);
 
 	/* Frames up to ISW_PRE_COPY_MAX are copied whole even where sharing is allowed. */
-	for (int p = 0; p < 4; p++) {
-		for (unsigned i = 0; i < w->tx[p].n; i++)
-			rte_pktmbuf_free(w->tx[p].pkts[i]);
-		w->tx[p].n = 0;
-	}
+	isw_test_tx_clear(w);
 	m = packet(ISW_PRE_COPY_MAX, 2);
 	isw_mcast(w, m, 9, ISW_MC_NO_EXCLUDE, rewrite, &s, 42);
 	assert_int_equal(w->tx[0].pkts[0]->nb_segs, 1);
@@ -217,19 +205,8 @@ static void test_group_edits(void **state)
 
 int main(void)
 {
-	char *eal[] = {"test_pre",    "--no-huge",           "-m", "128", "--no-pci",
-	               "--no-shconf", "--log-level=*:error", "-l", "0",   "--file-prefix",
-	               "isw-test-pre"};
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (isw_test_eal("test-pre", NPORTS) < 0)
 		return 1;
-	}
-	isw_dp.pool = rte_pktmbuf_pool_create(
-	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	isw_dp.nb_ports = NPORTS;
-	isw_dp.nb_workers = 1;
-	isw_port_conf_init();
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test_setup_teardown(test_flood_excludes_ingress, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_rewrite_private_headers, setup, teardown),

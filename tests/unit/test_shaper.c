@@ -20,6 +20,7 @@
 
 #include "atp_proto.h"
 #include "dp.h"
+#include "isw_test.h"
 #include "shaper.h"
 #include "worker.h"
 
@@ -29,24 +30,17 @@ static struct isw_port_conf pconf;
 static int setup(void **state)
 {
 	(void)state;
-	w = rte_zmalloc(NULL, sizeof(*w), 64);
+	w = isw_test_worker();
 	assert_non_null(w);
-	w->txq[0] = w->txq[1] = 0;
 	memset(&pconf, 0, sizeof(pconf));
-	w->pconf = &pconf;
-	isw_dp.workers[0] = w;
+	w->pconf = &pconf; /* the tests set shaping directly, without RCU */
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	isw_shape_run(w, rte_get_tsc_cycles(), true);
-	for (int p = 0; p < 2; p++) {
-		for (unsigned i = 0; i < w->tx[p].n; i++)
-			rte_pktmbuf_free(w->tx[p].pkts[i]);
-		w->tx[p].n = 0;
-	}
+	isw_test_tx_clear(w);
 	rte_free(w);
 	return 0;
 }
@@ -75,11 +69,8 @@ static struct rte_mbuf *frame(uint16_t len, bool atp)
 		b[24] = (uint8_t)(c >> 8);
 		b[25] = (uint8_t)c;
 	}
-	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	struct rte_mbuf *m = isw_test_mbuf(b, len, 0);
 	assert_non_null(m);
-	char *p = rte_pktmbuf_append(m, len);
-	assert_non_null(p);
-	memcpy(p, b, len);
 	return m;
 }
 
@@ -158,18 +149,8 @@ static void test_rate(void **state)
 
 int main(void)
 {
-	char *eal[] = {"test_shaper",    "--no-huge",           "-m", "128", "--no-pci",
-	               "--no-shconf",    "--log-level=*:error", "-l", "0",   "--file-prefix",
-	               "isw-test-shaper"};
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (isw_test_eal("test-shaper", 2) < 0)
 		return 1;
-	}
-	isw_dp.pool = rte_pktmbuf_pool_create(
-	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	isw_dp.nb_ports = 2;
-	isw_dp.nb_workers = 1;
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test_setup_teardown(test_queue_limit_and_marks, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_atp_mark_and_shared, setup, teardown),

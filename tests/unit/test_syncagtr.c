@@ -24,6 +24,7 @@
 
 #include "cmd.h"
 #include "dp.h"
+#include "isw_test.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "syncagtr.h"
@@ -58,32 +59,17 @@ static void run(const char *line, int expect_ok)
 
 static void tx_clear(void)
 {
-	for (int p = 0; p < NPORTS; p++) {
-		for (unsigned i = 0; i < w->tx[p].n; i++)
-			rte_pktmbuf_free(w->tx[p].pkts[i]);
-		w->tx[p].n = 0;
-	}
+	isw_test_tx_clear(w);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	char err[256];
-	w = rte_zmalloc(NULL, sizeof(*w), 64);
-	assert_non_null(w);
-	for (int p = 0; p < NPORTS; p++)
-		w->txq[p] = 0;
-	isw_dp.workers[0] = w;
-	assert_int_equal(isw_port_conf_init(), 0);
-	w->pconf = isw_port_conf_get();
-	assert_int_equal(isw_mc_init(NPORTS), 0);
-	for (int p = 0; p < NPORTS; p++)
-		isw_pre_set_port_caps((uint16_t)p, true, true);
-	assert_int_equal(isw_pipeline_init(err, sizeof(err)), 0);
-	isw_json_init(&out);
 	memset(sa_gcounters, 0, sizeof(sa_gcounters[0]));
-	for (size_t i = 0; i < RTE_DIM(config); i++)
-		run(config[i], 1);
+	isw_json_init(&out);
+	w = isw_test_worker();
+	assert_non_null(w);
+	assert_int_equal(isw_test_switch_up(config, RTE_DIM(config), &out), 0);
 	return 0;
 }
 
@@ -91,10 +77,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	tx_clear();
-	isw_pipeline_fini();
-	isw_mc_fini();
-	free(isw_dp.pconf);
-	isw_dp.pconf = NULL;
+	isw_test_switch_down();
 	isw_json_free(&out);
 	rte_free(w);
 	return 0;
@@ -157,11 +140,8 @@ static struct rte_mbuf *mk(const struct req *r, uint16_t in_port)
 {
 	unsigned n = elems_of(r->size);
 	uint16_t len = r->len ? r->len : (uint16_t)(52 + 4 * n);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
-	assert_non_null(m);
-	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
-	assert_non_null(p);
 	uint8_t full[52 + 4 * 256 + 64];
+	assert_true(len <= sizeof(full));
 	memset(full, 0, sizeof(full));
 	memcpy(full, SW_MAC, 6);
 	uint8_t src[6] = {2, 0, 0, 0, 0, r->host};
@@ -188,8 +168,8 @@ static struct rte_mbuf *mk(const struct req *r, uint16_t in_port)
 	h[9] = (uint8_t)r->e1;
 	for (unsigned i = 0; i < n; i++)
 		put32(h + 10 + 4 * i, (uint32_t)(r->base + (int32_t)i));
-	memcpy(p, full, len < sizeof(full) ? len : sizeof(full));
-	isw_meta(m)->in_port = in_port;
+	struct rte_mbuf *m = isw_test_mbuf(full, len, in_port);
+	assert_non_null(m);
 	return m;
 }
 
@@ -568,12 +548,8 @@ static void test_learned_port(void **state)
 
 static struct rte_mbuf *raw(const uint8_t *f, uint16_t len, uint16_t in_port)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(isw_dp.pool);
+	struct rte_mbuf *m = isw_test_mbuf(f, len, in_port);
 	assert_non_null(m);
-	char *p = rte_pktmbuf_append(m, len);
-	assert_non_null(p);
-	memcpy(p, f, len);
-	isw_meta(m)->in_port = in_port;
 	return m;
 }
 
@@ -692,18 +668,8 @@ static void test_reset_clears_region(void **state)
 
 int main(void)
 {
-	char *eal[] = {"test_syncagtr",    "--no-huge",           "-m", "256", "--no-pci",
-	               "--no-shconf",      "--log-level=*:error", "-l", "0",   "--file-prefix",
-	               "isw-test-syncagtr"};
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (isw_test_eal("test-syncagtr", NPORTS) < 0)
 		return 1;
-	}
-	isw_dp.pool = rte_pktmbuf_pool_create(
-	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	isw_dp.nb_ports = NPORTS;
-	isw_dp.nb_workers = 1;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	        T(test_first_add_complete),
