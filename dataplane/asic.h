@@ -116,6 +116,19 @@ static inline void isw_salu_write(struct isw_pass *p, const struct isw_reg *r, u
 	*isw_cell(r, idx) = v;
 }
 
+/* Stream.modify that stores only a changed value (so lcores that keep writing the same value
+ * do not take the cache line from one another); returns the value before. */
+static inline uint32_t isw_salu_update(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                       uint32_t v)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	uint32_t old = *c;
+	if (old != v)
+		*c = v;
+	return old;
+}
+
 /* Map.addTo: 32-bit wrap-around add; returns the new value. */
 static inline uint32_t isw_salu_add(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
                                     uint32_t v)

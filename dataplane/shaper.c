@@ -87,6 +87,7 @@ void isw_shape_enqueue(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
 	if (s->n == 0 && s->tokens == 0)
 		s->last = rte_get_tsc_cycles();
 	s->q[(s->head + s->n) % ISW_SHAPE_QMAX] = m;
+	w->shape_queued++;
 	if (++s->n > s->max_n)
 		s->max_n = s->n;
 }
@@ -114,6 +115,8 @@ static void refill(struct isw_shaper *s, const struct isw_shape_cfg *cfg, uint64
 
 uint32_t isw_shape_run(struct isw_worker *w, uint64_t now, bool force)
 {
+	if (likely(w->shape_queued == 0))
+		return 0; /* the common case: no port is shaped, or nothing waits */
 	uint32_t left = 0;
 	uint64_t hz = rte_get_tsc_hz();
 	for (uint16_t p = 0; p < isw_dp.nb_ports; p++) {
@@ -134,6 +137,7 @@ uint32_t isw_shape_run(struct isw_worker *w, uint64_t now, bool force)
 			}
 			s->head = (s->head + 1) % ISW_SHAPE_QMAX;
 			s->n--;
+			w->shape_queued--;
 			isw_tx_buffer_raw(w, p, m);
 		}
 		left += s->n;

@@ -72,6 +72,7 @@ struct isw_worker {
 	struct isw_txbuf tx[ISW_MAX_PORTS];
 	struct isw_txbuf dead; /* consumed packets, freed in bulk at the end of a burst */
 	struct isw_shaper shape[ISW_MAX_PORTS]; /* egress queues of rate-limited ports */
+	uint32_t shape_queued;                  /* packets in all of them */
 } __rte_cache_aligned;
 
 /* Slow paths, out of line. */

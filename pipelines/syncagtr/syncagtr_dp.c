@@ -303,9 +303,9 @@ static __rte_always_inline int sa_process_common(struct isw_worker *w, struct rt
 	cnt->pkts++;
 	const struct sa_member *mb = &s->w[e->rank];
 	if (unlikely(mb->auto_port))
-		isw_salu_write(pass, sa_regs[SA_REG_LEARN],
-		               (uint32_t)(e->session - 1) * SA_WORKERS_MAX + e->rank,
-		               isw_meta(m)->in_port + 1u);
+		isw_salu_update(pass, sa_regs[SA_REG_LEARN],
+		                (uint32_t)(e->session - 1) * SA_WORKERS_MAX + e->rank,
+		                isw_meta(m)->in_port + 1u);
 	uint32_t bit = 1u << e->rank;
 	uint32_t before = isw_salu_pair_set_clear(pass, sa_regs[SA_REG_BITMAP], g, set, bit);
 	uint32_t cidx = sa_cidx(g, set);

@@ -1438,6 +1438,17 @@ static void test_countdown(void **state)
 	reg_del(r);
 }
 
+static void test_update(void **state)
+{
+	(void)state;
+	struct isw_reg *r = reg_new("u", ISW_REG_U32, 4);
+	assert_int_equal(isw_salu_update(NULL, r, 1, 7), 0);
+	assert_int_equal(isw_salu_update(NULL, r, 1, 7), 7);
+	assert_int_equal(isw_salu_update(NULL, r, 5, 9), 7); /* masked: index 1 */
+	assert_int_equal(isw_reg_get(r, 1, 0), 9);
+	reg_del(r);
+}
+
 static void test_pair_max(void **state)
 {
 	(void)state;
@@ -1503,6 +1514,7 @@ int main(void)
 	        T(test_vec_lanes_spread_over_stages),
 	        T(test_countdown),
 	        T(test_pair_max),
+	        T(test_update),
 	};
 	return cmocka_run_group_tests_name("asic", tests, NULL, NULL);
 }
