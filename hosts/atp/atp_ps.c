@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "atp_host.h"
+#include "host_args.h"
 #include "atp_sock.h"
 
 struct opts {
@@ -239,21 +240,6 @@ static const char usage_text[] =
 
 enum { O_POOL = 256, O_PSI, O_SCALE, O_JOBS, O_LINGER };
 
-static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {{"app", required_argument, NULL, 'a'},
@@ -285,38 +271,38 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 		switch (c) {
 		case 'a':
-			bad = parse_uint(optarg, 1, 12, &o->app);
+			bad = host_parse_uint(optarg, 1, 12, &o->app);
 			break;
 		case 'd':
 			o->dev = optarg;
 			break;
 		case 't':
-			bad = parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
+			bad = host_parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
 			break;
 		case 'n':
-			bad = parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
+			bad = host_parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
 			break;
 		case 'w':
-			bad = parse_uint(optarg, 1, 32768, &o->window);
+			bad = host_parse_uint(optarg, 1, 32768, &o->window);
 			break;
 		case O_POOL:
-			bad = parse_uint(optarg, 1, 32768, &o->pool);
+			bad = host_parse_uint(optarg, 1, 32768, &o->pool);
 			break;
 		case 'p':
-			bad = parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
+			bad = host_parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
 			break;
 		case O_PSI:
-			bad = parse_uint(optarg, 0, ATP_PS_MAX - 1, &o->ps_index);
+			bad = host_parse_uint(optarg, 0, ATP_PS_MAX - 1, &o->ps_index);
 			break;
 		case O_SCALE:
 			o->scale = strtod(optarg, &end);
 			bad = *end || !(o->scale > 0);
 			break;
 		case O_JOBS:
-			bad = parse_uint(optarg, 1, 1u << 30, &o->jobs);
+			bad = host_parse_uint(optarg, 1, 1u << 30, &o->jobs);
 			break;
 		case O_LINGER:
-			bad = parse_uint(optarg, 0, 600000, &o->linger_ms);
+			bad = host_parse_uint(optarg, 0, 600000, &o->linger_ms);
 			break;
 		case 'j':
 			o->json = 1;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "atp_host.h"
+#include "host_args.h"
 #include "atp_sock.h"
 
 struct opts {
@@ -337,43 +338,6 @@ static const char usage_text[] =
         "  -q, --quiet              no progress lines\n"
         "  -h, --help               this text\n";
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	static const struct {
-		const char *sfx;
-		uint64_t mul;
-	} sfx[] = {{"", 1},     {"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30},
-	           {"k", 1000}, {"M", 1000000},     {"G", 1000000000}};
-	char *end;
-	uint64_t v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	for (unsigned i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		if (strcmp(end, sfx[i].sfx) == 0) {
-			if (v > max / sfx[i].mul)
-				return -ERANGE;
-			*out = v * sfx[i].mul;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
-{
-	uint64_t v;
-
-	if (parse_u64(s, hi, &v) < 0 || v < lo)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
 enum { O_POOL = 256, O_TYPE, O_SCALE, O_SEED, O_JOB, O_CHECK, O_TMO, O_GIVEUP, O_CC };
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -416,32 +380,32 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 		switch (c) {
 		case 'i':
-			bad = parse_uint(optarg, 0, ATP_MAX_WORKERS - 1, &o->id);
+			bad = host_parse_uint(optarg, 0, ATP_MAX_WORKERS - 1, &o->id);
 			have_id = 1;
 			break;
 		case 'n':
-			bad = parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
+			bad = host_parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
 			break;
 		case 'a':
-			bad = parse_uint(optarg, 1, 12, &o->app);
+			bad = host_parse_uint(optarg, 1, 12, &o->app);
 			break;
 		case 'p':
-			bad = parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
+			bad = host_parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
 			break;
 		case 'd':
 			o->dev = optarg;
 			break;
 		case 't':
-			bad = parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
+			bad = host_parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
 			break;
 		case 'w':
-			bad = parse_uint(optarg, 1, 32768, &o->window);
+			bad = host_parse_uint(optarg, 1, 32768, &o->window);
 			break;
 		case O_POOL:
-			bad = parse_uint(optarg, 1, 32768, &o->pool);
+			bad = host_parse_uint(optarg, 1, 32768, &o->pool);
 			break;
 		case 'c':
-			bad = parse_u64(optarg, 1ull << 34, &o->count) < 0 || o->count == 0;
+			bad = host_parse_count(optarg, 1ull << 34, &o->count) < 0 || o->count == 0;
 			break;
 		case O_TYPE:
 			o->is_float = strcmp(optarg, "float32") == 0;
@@ -452,19 +416,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			bad = *end || !(o->scale > 0);
 			break;
 		case O_SEED:
-			bad = parse_u64(optarg, UINT64_MAX, &o->seed);
+			bad = host_parse_count(optarg, UINT64_MAX, &o->seed);
 			break;
 		case O_JOB:
-			bad = parse_u64(optarg, UINT32_MAX, &o->job);
+			bad = host_parse_count(optarg, UINT32_MAX, &o->job);
 			break;
 		case O_CHECK:
 			o->check = 1;
 			break;
 		case O_TMO:
-			bad = parse_uint(optarg, 1, 60000, &o->timeout_ms);
+			bad = host_parse_uint(optarg, 1, 60000, &o->timeout_ms);
 			break;
 		case O_GIVEUP:
-			bad = parse_uint(optarg, 1, 3600, &o->give_up_s);
+			bad = host_parse_uint(optarg, 1, 3600, &o->give_up_s);
 			break;
 		case O_CC:
 			o->cc = 1;

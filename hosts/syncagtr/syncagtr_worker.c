@@ -11,6 +11,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "host_args.h"
 #include "sa_session.h"
 #include "sa_worker.h"
 
@@ -74,47 +75,6 @@ static void usage(FILE *f, const struct sa_config *c)
 	        sa_config_slots(c));
 }
 
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	*out = strtoull(s, &end, 0);
-	if (errno || *end || *out > max)
-		return -1;
-	return 0;
-}
-
-static int parse_count(const char *s, size_t *out)
-{
-	static const struct {
-		const char *sfx;
-		unsigned long long mul;
-	} sfx[] = {{"", 1},     {"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30},
-	           {"k", 1000}, {"K", 1000},        {"M", 1000000},     {"G", 1000000000}};
-	unsigned long long v;
-	char *end;
-	unsigned i;
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		if (strcmp(end, sfx[i].sfx) == 0) {
-			if (v > (SIZE_MAX / 8) / sfx[i].mul)
-				return -1;
-			*out = (size_t)(v * sfx[i].mul);
-			return 0;
-		}
-	}
-	return -1;
-}
-
 enum {
 	O_SWPORT = 256,
 	O_WKPORT,
@@ -169,7 +129,7 @@ static int bad_value(const char *opt, const char *val, const char *want)
 /* Options taking a plain unsigned number: where it goes and its range. */
 static int set_number(struct opts *o, int c, const char *name, const char *arg)
 {
-	unsigned long long v;
+	uint64_t v;
 	unsigned *dst = NULL;
 	unsigned long long lo = 0, hi = UINT32_MAX;
 
@@ -210,7 +170,7 @@ static int set_number(struct opts *o, int c, const char *name, const char *arg)
 	default:
 		return -1;
 	}
-	if (parse_uint(arg, hi, &v) < 0 || v < lo) {
+	if (host_parse_count(arg, hi, &v) < 0 || v < lo) {
 		char want[64];
 		snprintf(want, sizeof(want), "a number in %llu..%llu", lo, hi);
 		return bad_value(name, arg, want);
@@ -221,7 +181,7 @@ static int set_number(struct opts *o, int c, const char *name, const char *arg)
 
 static int set_option(struct opts *o, int c, const char *name, const char *arg)
 {
-	unsigned long long v;
+	uint64_t v;
 
 	switch (c) {
 	case 's':
@@ -230,22 +190,24 @@ static int set_option(struct opts *o, int c, const char *name, const char *arg)
 		               : bad_value(name, arg, "an IPv4 address");
 	case O_SWPORT:
 	case O_WKPORT:
-		if (parse_uint(arg, 65535, &v) < 0 || v == 0)
+		if (host_parse_count(arg, 65535, &v) < 0 || v == 0)
 			return bad_value(name, arg, "a UDP port");
 		*(c == O_SWPORT ? &o->cfg.switch_port : &o->cfg.worker_port) = (uint16_t)v;
 		return 0;
 	case 'c':
-		return parse_count(arg, &o->count) == 0
-		               ? 0
-		               : bad_value(name, arg, "a count (e.g. 4096, 64Ki, 16Mi)");
+		if (host_parse_count(arg, SIZE_MAX / 8, &v) < 0)
+			return bad_value(name, arg, "a count (e.g. 4096, 64Ki, 16Mi)");
+		o->count = (size_t)v;
+		return 0;
 	case O_TYPE:
 		if (strcmp(arg, "int32") && strcmp(arg, "float32"))
 			return bad_value(name, arg, "int32 or float32");
 		o->cfg.type = strcmp(arg, "int32") ? SA_FLOAT32 : SA_INT32;
 		return 0;
 	case O_SEED:
-		return parse_uint(arg, UINT64_MAX, &v) == 0 ? (o->seed = v, 0)
-		                                            : bad_value(name, arg, "a number");
+		return host_parse_count(arg, UINT64_MAX, &v) == 0
+		               ? (o->seed = v, 0)
+		               : bad_value(name, arg, "a number");
 	case O_CTL:
 		o->ctl = arg;
 		return 0;
