@@ -774,6 +774,104 @@ int make_dir(const char *cmd, const char *dir)
 	return 0;
 }
 
+/* ---- Golden scenarios (pcapgen.h) ------------------------------------------------------ */
+
+struct scen_port {
+	unsigned *idx; /* the frames entering this port, in table order */
+	unsigned n, next;
+	struct writer win, wout;
+};
+
+static struct scen_port *scen_ports; /* of the scenario being written */
+
+void scenario_expect(unsigned port, const struct frame *f)
+{
+	writer_put(&scen_ports[port].wout, f->b, f->len);
+}
+
+static int scen_run(const struct scenario *s, void *model, FILE *manifest, struct frame *f)
+{
+	unsigned seen = 0;
+	int rc = 0;
+	bool more = true;
+	for (unsigned round = 0; more; round++) {
+		more = false;
+		for (unsigned p = 0; p < s->nports; p++) {
+			struct scen_port *sp = &scen_ports[p];
+			for (unsigned k = 0; k < GOLDEN_BURST && sp->next < sp->n;
+			     k++, sp->next++) {
+				unsigned idx = sp->idx[sp->next];
+				if (idx != seen++) {
+					fprintf(stderr,
+					        "%s %s: frame %u is processed in place %u: reorder "
+					        "the table\n",
+					        prog, s->name, idx, seen - 1);
+					rc = -EINVAL;
+				}
+				s->build(f, idx);
+				s->process(model, f, idx, p, round, manifest);
+			}
+			more |= sp->next < sp->n;
+		}
+	}
+	return rc;
+}
+
+int scenario_write(const struct scenario *s, const char *dir, void *model, const char *header)
+{
+	char path[4096];
+	int rc = 0;
+	if (make_dir(s->name, dir) != 0)
+		return 1;
+	scen_ports = calloc(s->nports, sizeof(*scen_ports));
+	struct frame *f = malloc(sizeof(*f));
+	for (unsigned p = 0; scen_ports != NULL && p < s->nports; p++)
+		if ((scen_ports[p].idx = calloc(s->nframes, sizeof(unsigned))) == NULL)
+			rc = -ENOMEM;
+	if (scen_ports == NULL || f == NULL || rc != 0) {
+		fprintf(stderr, "%s %s: out of memory\n", prog, s->name);
+		return 1;
+	}
+	for (unsigned i = 0; i < s->nframes; i++) {
+		struct scen_port *sp = &scen_ports[s->port_of(i)];
+		sp->idx[sp->n++] = i;
+	}
+	for (unsigned p = 0; p < s->nports; p++) {
+		struct scen_port *sp = &scen_ports[p];
+		snprintf(path, sizeof(path), "%s/in-p%u.pcap", dir, p);
+		if (writer_open(&sp->win, path) != 0)
+			return 1;
+		snprintf(path, sizeof(path), "%s/expect-p%u.pcap", dir, p);
+		if (writer_open(&sp->wout, path) != 0)
+			return 1;
+		for (unsigned i = 0; i < sp->n; i++) {
+			s->build(f, sp->idx[i]);
+			writer_put(&sp->win, f->b, f->len);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/frames.txt", dir);
+	FILE *manifest = fopen(path, "w");
+	if (manifest == NULL) {
+		fprintf(stderr, "%s %s: cannot write %s: %s\n", prog, s->name, path,
+		        strerror(errno));
+		return 1;
+	}
+	fputs(header, manifest);
+	rc |= scen_run(s, model, manifest, f);
+	for (unsigned p = 0; p < s->nports; p++) {
+		rc |= writer_close(&scen_ports[p].win);
+		rc |= writer_close(&scen_ports[p].wout);
+		free(scen_ports[p].idx);
+	}
+	free(scen_ports);
+	scen_ports = NULL;
+	free(f);
+	if (fclose(manifest) != 0)
+		rc = -EIO;
+	rc |= s->write_config(dir);
+	return rc == 0 ? 0 : 1;
+}
+
 int write_text(const char *path, const char *text)
 {
 	FILE *fp = fopen(path, "w");

@@ -64,6 +64,33 @@ int writer_close(struct writer *w);
 int write_text(const char *path, const char *text);
 int make_dir(const char *cmd, const char *dir);
 
+/*
+ * A golden scenario made of a frame table (each frame entering one port) and a model of the
+ * switch: scenario_write() writes DIR/in-pN.pcap, runs every frame through the model in the
+ * order tests/pcap/golden.sh makes the switch process them (each round, up to GOLDEN_BURST
+ * frames of port 0, then port 1, ...; the table must be written in that order, or it says so),
+ * collects the outputs the model gives scenario_expect() into DIR/expect-pN.pcap, and writes
+ * DIR/frames.txt (header, then one line per frame from the model) and DIR/config.
+ */
+struct scenario {
+	const char *name; /* the pcapgen command, "syncagtr" */
+	unsigned nports;
+	unsigned nframes;
+	unsigned (*port_of)(unsigned idx);
+	void (*build)(struct frame *f, unsigned idx);
+	/* Frame idx, built in f, enters port in this round: report its outputs with
+	 * scenario_expect() and describe it in one manifest line. */
+	void (*process)(void *model, const struct frame *f, unsigned idx, unsigned port,
+	                unsigned round, FILE *manifest);
+	int (*write_config)(const char *dir);
+};
+
+/* Within process(): f must leave by port. */
+void scenario_expect(unsigned port, const struct frame *f);
+
+/* Returns the exit status of the pcapgen command: 0, or 1 with a message on stderr. */
+int scenario_write(const struct scenario *s, const char *dir, void *model, const char *header);
+
 /* ---- Header builders ---- */
 
 void put16(uint8_t *p, uint16_t v);

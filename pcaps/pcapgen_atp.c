@@ -599,13 +599,6 @@ static void at_build(struct frame *f, const struct at_spec *s, unsigned idx)
 
 /* ---- Running the scenario -------------------------------------------------------------- */
 
-struct at_port {
-	unsigned idx[AT_NFRAMES];
-	unsigned n, next;
-	struct writer win, wout;
-	char pin[4096], pout[4096];
-};
-
 static void at_describe(FILE *fp, unsigned idx, unsigned round, const struct frame *f,
                         const struct at_out *o)
 {
@@ -618,50 +611,30 @@ static void at_describe(FILE *fp, unsigned idx, unsigned round, const struct fra
 	        round + 1, f->len, at_frames[idx].what, o->why, o->n ? ports : " none");
 }
 
-/* The order model of tests/pcap/golden.sh, as in pcapgen_syncagtr.c. */
-static int at_run(struct at_port *ports, FILE *manifest)
+/* The scenario's model: the switch state and the outputs of the frame being run. */
+struct at_ctx {
+	struct at_model m;
+	struct at_out o;
+};
+
+static unsigned at_port_of(unsigned idx)
 {
-	struct at_model *m = calloc(1, sizeof(*m));
-	struct at_out *o = malloc(sizeof(*o));
-	struct frame *f = malloc(sizeof(*f));
-	unsigned round, p, k, i, seen = 0;
-	bool more = true;
-	int rc = 0;
+	return at_frames[idx].port;
+}
 
-	if (m == NULL || o == NULL || f == NULL) {
-		free(m);
-		free(o);
-		free(f);
-		return -ENOMEM;
-	}
-	for (round = 0; more; round++) {
-		more = false;
-		for (p = 0; p < AT_PORTS; p++) {
-			struct at_port *ap = &ports[p];
+static void at_build_idx(struct frame *f, unsigned idx)
+{
+	at_build(f, &at_frames[idx], idx);
+}
 
-			for (k = 0; k < GOLDEN_BURST && ap->next < ap->n; k++, ap->next++) {
-				unsigned idx = ap->idx[ap->next];
-
-				if (idx != seen++) {
-					fprintf(stderr,
-					        "%s atp: frame %u is processed in place %u: "
-					        "reorder the table\n",
-					        prog, idx, seen - 1);
-					rc = -EINVAL;
-				}
-				at_build(f, &at_frames[idx], idx);
-				at_expect(m, f, p, o);
-				at_describe(manifest, idx, round, f, o);
-				for (i = 0; i < o->n; i++)
-					writer_put(&ports[o->port[i]].wout, o->f[i].b, o->f[i].len);
-			}
-			more |= ap->next < ap->n;
-		}
-	}
-	free(m);
-	free(o);
-	free(f);
-	return rc;
+static void at_process(void *model, const struct frame *f, unsigned idx, unsigned port,
+                       unsigned round, FILE *manifest)
+{
+	struct at_ctx *c = model;
+	at_expect(&c->m, f, port, &c->o);
+	at_describe(manifest, idx, round, f, &c->o);
+	for (unsigned i = 0; i < c->o.n; i++)
+		scenario_expect(c->o.port[i], &c->o.f[i]);
 }
 
 static int at_write_config(const char *dir)
@@ -710,51 +683,26 @@ static int at_write_config(const char *dir)
 
 int cmd_atp(int argc, char **argv)
 {
-	struct at_port *ports;
-	char path[4096];
-	FILE *manifest;
-	unsigned p, i;
-	int rc = 0;
+	static const struct scenario scen = {
+	        .name = "atp",
+	        .nports = AT_PORTS,
+	        .nframes = AT_NFRAMES,
+	        .port_of = at_port_of,
+	        .build = at_build_idx,
+	        .process = at_process,
+	        .write_config = at_write_config,
+	};
+	char header[1024];
 
 	if (argc != 1 || strncmp(argv[0], "--", 2) == 0) {
 		fprintf(stderr, "usage: %s atp DIR\n", prog);
 		return 2;
 	}
-	if (make_dir("atp", argv[0]) != 0)
+	struct at_ctx *c = calloc(1, sizeof(*c));
+	if (c == NULL)
 		return 1;
-	ports = calloc(AT_PORTS, sizeof(*ports));
-	if (ports == NULL)
-		return 1;
-	for (i = 0; i < AT_NFRAMES; i++) {
-		struct at_port *ap = &ports[at_frames[i].port];
-
-		ap->idx[ap->n++] = i;
-	}
-	for (p = 0; p < AT_PORTS; p++) {
-		snprintf(ports[p].pin, sizeof(ports[p].pin), "%s/in-p%u.pcap", argv[0], p);
-		snprintf(ports[p].pout, sizeof(ports[p].pout), "%s/expect-p%u.pcap", argv[0], p);
-		if (writer_open(&ports[p].win, ports[p].pin) != 0 ||
-		    writer_open(&ports[p].wout, ports[p].pout) != 0)
-			return 1;
-	}
-	for (p = 0; p < AT_PORTS; p++) {
-		struct frame *f = malloc(sizeof(*f));
-
-		if (f == NULL)
-			return 1;
-		for (i = 0; i < ports[p].n; i++) {
-			at_build(f, &at_frames[ports[p].idx[i]], ports[p].idx[i]);
-			writer_put(&ports[p].win, f->b, f->len);
-		}
-		free(f);
-	}
-	snprintf(path, sizeof(path), "%s/frames.txt", argv[0]);
-	manifest = fopen(path, "w");
-	if (manifest == NULL) {
-		fprintf(stderr, "%s atp: cannot write %s: %s\n", prog, path, strerror(errno));
-		return 1;
-	}
-	fprintf(manifest,
+	snprintf(
+	        header, sizeof(header),
 	        "# Input frames of the atp golden scenario in the order the switch processes them "
 	        "(one worker, --burst %u),\n# what each must do and where its outputs go. Written "
 	        "by "
@@ -762,16 +710,9 @@ int cmd_atp(int argc, char **argv)
 	        "PS0 on port 3; a2 = app 2: 2 workers behind\n# ports 2 0, PS0 on port 1, PS1 on "
 	        "port 3. Pool of %u aggregators. v0, v61: first and last value out (signed).\n",
 	        GOLDEN_BURST, AT_POOL);
-	rc |= at_run(ports, manifest);
-	for (p = 0; p < AT_PORTS; p++) {
-		rc |= writer_close(&ports[p].win);
-		rc |= writer_close(&ports[p].wout);
-	}
-	free(ports);
-	if (fclose(manifest) != 0)
-		rc = -EIO;
-	rc |= at_write_config(argv[0]);
-	return rc == 0 ? 0 : 1;
+	int rc = scenario_write(&scen, argv[0], c, header);
+	free(c);
+	return rc;
 }
 
 /* ---- Benchmark traffic ----------------------------------------------------------------- */

@@ -785,13 +785,6 @@ static void sa_build(struct frame *f, const struct sa_spec *s, unsigned idx)
 
 /* ---- Running the scenario -------------------------------------------------------------- */
 
-struct sa_port {
-	unsigned idx[SA_NFRAMES]; /* the frames entering this port, by index in sa_frames */
-	unsigned n, next;
-	struct writer win, wout;
-	char pin[4096], pout[4096];
-};
-
 static void sa_describe(FILE *fp, unsigned idx, unsigned round, const struct frame *f,
                         const struct sa_out *o)
 {
@@ -804,50 +797,30 @@ static void sa_describe(FILE *fp, unsigned idx, unsigned round, const struct fra
 	        round + 1, f->len, sa_frames[idx].what, o->why, o->n ? ports : " none");
 }
 
-/* The order model of tests/pcap/golden.sh: each round takes up to GOLDEN_BURST frames from
- * port 0, then port 1, and so on. The table is written in that order; say so if it is not. */
-static int sa_run(struct sa_port *ports, FILE *manifest)
-{
+/* The scenario's model: the switch state and the outputs of the frame being run. */
+struct sa_ctx {
 	struct sa_model m;
-	struct sa_out *o = malloc(sizeof(*o));
-	struct frame *f = malloc(sizeof(*f));
-	unsigned round, p, k, i, seen = 0;
-	bool more = true;
-	int rc = 0;
+	struct sa_out o;
+};
 
-	if (o == NULL || f == NULL || sa_model_init(&m) != 0) {
-		free(o);
-		free(f);
-		return -ENOMEM;
-	}
-	for (round = 0; more; round++) {
-		more = false;
-		for (p = 0; p < SA_PORTS; p++) {
-			struct sa_port *sp = &ports[p];
+static unsigned sa_port_of(unsigned idx)
+{
+	return sa_frames[idx].port;
+}
 
-			for (k = 0; k < GOLDEN_BURST && sp->next < sp->n; k++, sp->next++) {
-				unsigned idx = sp->idx[sp->next];
+static void sa_build_idx(struct frame *f, unsigned idx)
+{
+	sa_build(f, &sa_frames[idx], idx);
+}
 
-				if (idx != seen++) {
-					fprintf(stderr,
-					        "%s syncagtr: frame %u is processed in place %u: "
-					        "reorder the table\n",
-					        prog, idx, seen - 1);
-					rc = -EINVAL;
-				}
-				sa_build(f, &sa_frames[idx], idx);
-				sa_expect(&m, f, p, o);
-				sa_describe(manifest, idx, round, f, o);
-				for (i = 0; i < o->n; i++)
-					writer_put(&ports[o->port[i]].wout, o->f[i].b, o->f[i].len);
-			}
-			more |= sp->next < sp->n;
-		}
-	}
-	sa_model_free(&m);
-	free(o);
-	free(f);
-	return rc;
+static void sa_process(void *model, const struct frame *f, unsigned idx, unsigned port,
+                       unsigned round, FILE *manifest)
+{
+	struct sa_ctx *c = model;
+	sa_expect(&c->m, f, port, &c->o);
+	sa_describe(manifest, idx, round, f, &c->o);
+	for (unsigned i = 0; i < c->o.n; i++)
+		scenario_expect(c->o.port[i], &c->o.f[i]);
 }
 
 static int sa_write_config(const char *dir)
@@ -898,68 +871,39 @@ static int sa_write_config(const char *dir)
 
 int cmd_syncagtr(int argc, char **argv)
 {
-	struct sa_port *ports;
-	char path[4096], mac[18];
-	FILE *manifest;
-	unsigned p, i;
-	int rc = 0;
+	static const struct scenario scen = {
+	        .name = "syncagtr",
+	        .nports = SA_PORTS,
+	        .nframes = SA_NFRAMES,
+	        .port_of = sa_port_of,
+	        .build = sa_build_idx,
+	        .process = sa_process,
+	        .write_config = sa_write_config,
+	};
+	char header[1024], mac[18];
 
 	if (argc != 1 || strncmp(argv[0], "--", 2) == 0) {
 		fprintf(stderr, "usage: %s syncagtr DIR\n", prog);
 		return 2;
 	}
-	if (make_dir("syncagtr", argv[0]) != 0)
-		return 1;
-	ports = calloc(SA_PORTS, sizeof(*ports));
-	if (ports == NULL)
-		return 1;
-	for (i = 0; i < SA_NFRAMES; i++) {
-		struct sa_port *sp = &ports[sa_frames[i].port];
-
-		sp->idx[sp->n++] = i;
-	}
-	for (p = 0; p < SA_PORTS; p++) {
-		snprintf(ports[p].pin, sizeof(ports[p].pin), "%s/in-p%u.pcap", argv[0], p);
-		snprintf(ports[p].pout, sizeof(ports[p].pout), "%s/expect-p%u.pcap", argv[0], p);
-		if (writer_open(&ports[p].win, ports[p].pin) != 0 ||
-		    writer_open(&ports[p].wout, ports[p].pout) != 0)
-			return 1;
-	}
-	for (p = 0; p < SA_PORTS; p++) {
-		struct frame *f = malloc(sizeof(*f));
-
-		if (f == NULL)
-			return 1;
-		for (i = 0; i < ports[p].n; i++) {
-			sa_build(f, &sa_frames[ports[p].idx[i]], ports[p].idx[i]);
-			writer_put(&ports[p].win, f->b, f->len);
-		}
-		free(f);
-	}
-	snprintf(path, sizeof(path), "%s/frames.txt", argv[0]);
-	manifest = fopen(path, "w");
-	if (manifest == NULL) {
-		fprintf(stderr, "%s syncagtr: cannot write %s: %s\n", prog, path, strerror(errno));
+	struct sa_ctx *c = calloc(1, sizeof(*c));
+	if (c == NULL || sa_model_init(&c->m) != 0) {
+		free(c);
 		return 1;
 	}
 	mac_str(mac, sa_switch_mac);
-	fprintf(manifest,
+	snprintf(
+	        header, sizeof(header),
 	        "# Input frames of the syncagtr golden scenario in the order the switch processes "
 	        "them (one worker, --burst %u),\n# what each must do and where its outputs go. "
 	        "Written by `pcapgen syncagtr`; do not edit.\n# Hosts A..E = 02:00:00:00:00:01..05 "
 	        "(10.0.0.1..5) on ports 1 2 3 3 0; switch MAC %s.\n# \"slot 3/1\" = slot 3 "
 	        "set 1; v0, vN: first and last value of the result (signed); e: its e0/e1.\n",
 	        GOLDEN_BURST, mac);
-	rc |= sa_run(ports, manifest);
-	for (p = 0; p < SA_PORTS; p++) {
-		rc |= writer_close(&ports[p].win);
-		rc |= writer_close(&ports[p].wout);
-	}
-	free(ports);
-	if (fclose(manifest) != 0)
-		rc = -EIO;
-	rc |= sa_write_config(argv[0]);
-	return rc == 0 ? 0 : 1;
+	int rc = scenario_write(&scen, argv[0], c, header);
+	sa_model_free(&c->m);
+	free(c);
+	return rc;
 }
 
 /* ---- Benchmark traffic ----------------------------------------------------------------- */
