@@ -84,17 +84,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		write_seeds(seeds);
 		exit(0);
 	}
-	if (isw_test_eal("fuzz-atp", NPORTS) < 0)
-		abort();
-	w = isw_test_worker();
-	if (w == NULL)
-		abort();
-	isw_json_init(&out);
-	if (isw_test_switch_up(config, RTE_DIM(config), &out) < 0)
-		abort();
-	/* Ports that cannot chain or share, so replicas take every path of the PRE. */
-	isw_pre_set_port_caps(1, false, true);
-	isw_pre_set_port_caps(2, true, false);
+	w = isw_test_fuzz_switch("fuzz-atp", NPORTS, config, RTE_DIM(config), &out);
 	return 0;
 }
 
@@ -122,24 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > FRAME_MAX)
 		return 0;
-	struct rte_mbuf *m = isw_test_mbuf(data + 1, (uint16_t)(size - 1), data[0] % NPORTS);
-	if (m == NULL)
-		abort(); /* every packet is freed: a leak ends here */
-	int rc = data[0] & 0x80 ? atp_process_strict(w, m) : atp_process(w, m);
-	if (rc == ISW_PKT_NEXT) {
-		if (rte_pktmbuf_data_len(m) != size - 1)
-			abort();
-		rte_pktmbuf_free(m);
-	}
-	for (int port = 0; port < NPORTS; port++) {
-		for (unsigned i = 0; i < w->tx[port].n; i++) {
-			if (rte_pktmbuf_pkt_len(w->tx[port].pkts[i]) < ATP_FRAME_LEN)
-				abort();
-			rte_pktmbuf_free(w->tx[port].pkts[i]);
-		}
-		w->tx[port].n = 0;
-	}
-	isw_dead_flush(w);
+	isw_test_fuzz_packet(w, data, size, atp_process, atp_process_strict, ATP_FRAME_LEN);
 	check_pool();
 	return 0;
 }

@@ -108,18 +108,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		write_seeds(seeds);
 		exit(0);
 	}
-	if (isw_test_eal("fuzz-syncagtr", NPORTS) < 0)
-		abort();
-	w = isw_test_worker();
-	if (w == NULL)
-		abort();
+	w = isw_test_fuzz_switch("fuzz-syncagtr", NPORTS, config, RTE_DIM(config), &out);
 	w->pass.recirc_limit = 3;
-	isw_json_init(&out);
-	if (isw_test_switch_up(config, RTE_DIM(config), &out) < 0)
-		abort();
-	/* Ports that cannot chain or share, so replicas take every path of the PRE. */
-	isw_pre_set_port_caps(1, false, true);
-	isw_pre_set_port_caps(2, true, false);
 	return 0;
 }
 
@@ -145,24 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > FRAME_MAX)
 		return 0;
-	struct rte_mbuf *m = isw_test_mbuf(data + 1, (uint16_t)(size - 1), data[0] % NPORTS);
-	if (m == NULL)
-		abort(); /* every packet is freed: a leak ends here */
-	bool strict = data[0] & 0x80;
-	int rc = strict ? sa_process_strict(w, m) : sa_process(w, m);
-	if (rc == ISW_PKT_NEXT) {
-		if (rte_pktmbuf_data_len(m) != size - 1)
-			abort();
-		rte_pktmbuf_free(m);
-	}
-	for (int port = 0; port < NPORTS; port++) {
-		for (unsigned i = 0; i < w->tx[port].n; i++) {
-			if (rte_pktmbuf_pkt_len(w->tx[port].pkts[i]) < 14)
-				abort();
-			rte_pktmbuf_free(w->tx[port].pkts[i]);
-		}
-		w->tx[port].n = 0;
-	}
+	isw_test_fuzz_packet(w, data, size, sa_process, sa_process_strict, 14);
 	if ((data[0] & 0x0c) == 0x0c)
 		isw_tick_run(); /* fold learned ports in now and then */
 	check_regions();

@@ -2,6 +2,7 @@
 /* Shared set-up of the tests and fuzz harnesses that run the real dataplane (isw_test.h). */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -109,4 +110,40 @@ struct rte_mbuf *isw_test_mbuf(const void *data, uint16_t len, uint16_t in_port)
 		memcpy(p, data, len);
 	isw_meta(m)->in_port = in_port;
 	return m;
+}
+
+struct isw_worker *isw_test_fuzz_switch(const char *name, uint16_t nb_ports,
+                                        const char *const *config, size_t n, struct isw_json *out)
+{
+	if (isw_test_eal(name, nb_ports) < 0)
+		abort();
+	struct isw_worker *w = isw_test_worker();
+	if (w == NULL)
+		abort();
+	isw_json_init(out);
+	if (isw_test_switch_up(config, n, out) < 0)
+		abort();
+	isw_pre_set_port_caps(1, false, true);
+	isw_pre_set_port_caps(2, true, false);
+	return w;
+}
+
+void isw_test_fuzz_packet(struct isw_worker *w, const uint8_t *data, size_t size,
+                          isw_test_pkt_fn fast, isw_test_pkt_fn strict, uint32_t min_len)
+{
+	struct rte_mbuf *m =
+	        isw_test_mbuf(data + 1, (uint16_t)(size - 1), data[0] % isw_dp.nb_ports);
+	if (m == NULL)
+		abort();
+	int rc = data[0] & 0x80 ? strict(w, m) : fast(w, m);
+	if (rc == ISW_PKT_NEXT) {
+		if (rte_pktmbuf_data_len(m) != size - 1)
+			abort();
+		rte_pktmbuf_free(m);
+	}
+	for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
+		for (unsigned i = 0; i < w->tx[p].n; i++)
+			if (rte_pktmbuf_pkt_len(w->tx[p].pkts[i]) < min_len)
+				abort();
+	isw_test_tx_clear(w);
 }

@@ -35,4 +35,22 @@ void isw_test_tx_clear(struct isw_worker *w);
 /* A packet of len bytes copied from data, as received on in_port. */
 struct rte_mbuf *isw_test_mbuf(const void *data, uint16_t len, uint16_t in_port);
 
+/* ---- For the packet fuzz harnesses; these abort on any failure. ---- */
+
+/* isw_test_eal(), isw_test_worker() and isw_test_switch_up(), with port 1 unable to send chains
+ * and port 2 unable to share buffers, so replicas take every path of the replication engine. */
+struct isw_worker *isw_test_fuzz_switch(const char *name, uint16_t nb_ports,
+                                        const char *const *config, size_t n, struct isw_json *out);
+
+typedef int (*isw_test_pkt_fn)(struct isw_worker *w, struct rte_mbuf *m);
+
+/*
+ * One fuzz input as a packet: data[0] picks the ingress port (mod the ports) and, with bit 7,
+ * strict instead of fast; the rest is the frame. Checks that a packet the pipeline passes on is
+ * untouched in length and that everything sent is at least min_len bytes, then frees it all
+ * (a leak shows as an empty pool).
+ */
+void isw_test_fuzz_packet(struct isw_worker *w, const uint8_t *data, size_t size,
+                          isw_test_pkt_fn fast, isw_test_pkt_fn strict, uint32_t min_len);
+
 #endif
