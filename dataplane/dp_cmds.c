@@ -8,6 +8,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_mempool.h>
 #include <rte_version.h>
 
 #include "cmd.h"
@@ -395,6 +396,18 @@ static void stats_json(struct isw_json *j)
 	}
 	isw_json_arr_close(j);
 	isw_json_u64(j, "replicas", s.replicas);
+	/* Packet buffers: a pool that runs dry stalls receive on every port (AF_XDP drops in
+	 * the kernel then, counted as nic_rx_missed), so its level is worth showing. */
+	const struct rte_mempool *mp = isw_dp.pool;
+	if (mp != NULL) {
+		unsigned avail = rte_mempool_avail_count(mp); /* one read: a racy gauge */
+		isw_json_obj_open(j, "mbufs");
+		isw_json_u64(j, "total", mp->size);
+		isw_json_u64(j, "available", avail);
+		isw_json_u64(j, "in_use", mp->size - RTE_MIN(avail, mp->size));
+		isw_json_u64(j, "chunks", mp->nb_mem_chunks);
+		isw_json_obj_close(j);
+	}
 	isw_json_u64(j, "strict_multi_access", s.strict_multi_access);
 	isw_json_u64(j, "strict_recirc_over", s.strict_recirc_over);
 }

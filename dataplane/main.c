@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "dp.h"
+#include "mbuf.h"
 #include "pipeline.h"
 #include "port.h"
 #include "pre.h"
@@ -47,7 +48,8 @@ static void usage(const char *prog)
 	       "  --profile NAME        resource profile: tofino1, tofino2 (default), unlimited\n"
 	       "  --strict              count register arrays used twice in one packet pass\n"
 	       "  --burst N             packets per receive burst, 1..%d (default 32)\n"
-	       "  --mbufs N             packet buffers in the pool (default 16383)\n"
+	       "  --mbufs N             packet buffers in the pool (default 16383, more with many\n"
+	       "                        ports: 8191 plus what every port's rings can hold)\n"
 	       "  --rxq N               receive queues per port, spread over workers (default 1)\n"
 	       "  --rx-desc N/--tx-desc N  ring sizes (default 1024)\n"
 	       "  --no-promisc          leave ports out of promiscuous mode\n"
@@ -288,7 +290,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {
 	        .ctl = DEFAULT_CTL,
-	        .mbufs = 16383,
+	        .mbufs = 0, /* 0: isw_mbuf_default_count() */
 	        .port = {.rxq = 1, .rx_desc = 1024, .tx_desc = 1024, .promisc = true},
 	};
 	char err[ISW_CMD_ERR_MAX];
@@ -311,9 +313,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "inswitch: workers: %s\n", strerror(-rc));
 		goto out_workers;
 	}
-	isw_dp.pool = rte_pktmbuf_pool_create(
-	        "isw-mbufs", o.mbufs, 256, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
-	        RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (o.mbufs == 0)
+		o.mbufs = isw_mbuf_default_count(&o.port);
+	isw_dp.pool = isw_mbuf_pool_create("isw-mbufs", o.mbufs,
+	                                   RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
+	                                   (int)rte_socket_id());
 	if (isw_dp.pool == NULL) {
 		fprintf(stderr, "inswitch: mbuf pool of %u: %s (lower --mbufs or raise -m)\n",
 		        o.mbufs, rte_strerror(rte_errno));

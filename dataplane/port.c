@@ -7,8 +7,10 @@
 
 #include <rte_ethdev.h>
 #include <rte_log.h>
+#include <rte_mempool.h>
 
 #include "dp.h"
+#include "mbuf.h"
 #include "port.h"
 #include "pre.h"
 #include "worker.h"
@@ -21,6 +23,32 @@ static struct isw_port_info infos[ISW_MAX_PORTS];
 const struct isw_port_info *isw_port_info(uint16_t port)
 {
 	return port < isw_dp.nb_ports ? &infos[port] : NULL;
+}
+
+/*
+ * net_af_xdp uses the pool's memory as its UMEM (see mbuf.h) and parks ISW_AF_XDP_FILL_BUFS
+ * buffers per queue in the fill ring at set-up. Say what is wrong here instead of leaving it
+ * to the PMD's "Failed to configure xdp socket" or, worse, to silent kernel-side drops.
+ */
+static int af_xdp_check(uint16_t port, uint16_t rxq)
+{
+	if (!isw_mbuf_pool_umem_safe(isw_dp.pool)) {
+		LOG(ERR,
+		    "port %u (net_af_xdp): the mbuf pool is spread out in memory beyond what "
+		    "AF_XDP "
+		    "registers, so the kernel would drop buffers; run with --iova-mode=va\n",
+		    port);
+		return -EINVAL;
+	}
+	unsigned avail = rte_mempool_avail_count(isw_dp.pool);
+	if (avail < (unsigned)rxq * ISW_AF_XDP_FILL_BUFS) {
+		LOG(ERR,
+		    "port %u (net_af_xdp): needs %u buffers for its fill ring%s, the pool has %u "
+		    "left of %u: raise --mbufs\n",
+		    port, rxq * ISW_AF_XDP_FILL_BUFS, rxq > 1 ? "s" : "", avail, isw_dp.pool->size);
+		return -ENOBUFS;
+	}
+	return 0;
 }
 
 static int port_setup(uint16_t port, const struct isw_port_opts *o, uint16_t *nrxq, uint16_t *ntxq)
@@ -36,6 +64,11 @@ static int port_setup(uint16_t port, const struct isw_port_opts *o, uint16_t *nr
 	if (rxq == 0 || txq == 0) {
 		LOG(ERR, "port %u (%s): device offers no queues\n", port, di.driver_name);
 		return -EINVAL;
+	}
+	if (strcmp(di.driver_name, "net_af_xdp") == 0) {
+		rc = af_xdp_check(port, rxq);
+		if (rc < 0)
+			return rc;
 	}
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));

@@ -10,7 +10,8 @@
 #   (b) as (a) int32, with 1% drop and 1% duplication in both directions of every switch port
 #       (inswitch fault injection); 4 Mi per app so the case fits the time budget
 # Switch-side ECN marking / rate limiting does not exist yet: the --cc case is not run.
-#   atp_hosts.sh BUILD_DIR        (ATP_CASES="a" runs only those cases; ATP_COUNT=1Mi for (a))
+#   atp_hosts.sh BUILD_DIR        (ATP_CASES="a" runs only those cases; ATP_COUNT=1Mi for (a);
+#                                  ATP_SWITCH_ARGS adds daemon options, e.g. "--mbufs 32767")
 set -euo pipefail
 build=$(cd "$1" && pwd)
 source "$(dirname "$0")/lib.sh"
@@ -108,7 +109,7 @@ faults() {
 }
 
 isw_topo_create 10
-isw_switch_start "$build" --pipeline atp || fail "inswitch did not start"
+isw_switch_start "$build" --pipeline atp ${ATP_SWITCH_ARGS:-} || fail "inswitch did not start"
 echo "inswitch runs on $ISW_DRIVER ports"
 isw_ctl atp pool resize 256 >/dev/null || fail "atp pool resize"
 isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null || fail "atp app add 1"

@@ -12,7 +12,7 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void
 clang -fsanitize=fuzzer "$out/probe-$name.c" -o "$out/probe-$name" 2>/dev/null ||
 	{ echo "skipped: clang has no libFuzzer runtime (libclang-rt-14-dev)"; exit 77; }
 
-core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c dataplane/fault.c
+core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c dataplane/fault.c dataplane/mbuf.c
       dataplane/pipeline.c dataplane/port.c dataplane/pre.c dataplane/shaper.c dataplane/stats.c dataplane/worker.c
       dataplane/dp_cmds.c control/args.c control/cmd.c control/json.c control/server.c
       control/telemetry.c pipelines/l2/l2.c pipelines/flowcount/flowcount.c
