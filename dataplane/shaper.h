@@ -31,7 +31,7 @@ struct isw_shape_cfg {
 struct isw_shaper {
 	uint32_t head;
 	uint32_t n;
-	uint32_t max_n;  /* deepest seen since start */
+	uint32_t max_n;  /* deepest seen since start or the last stats reset */
 	uint64_t tokens; /* bytes x TSC hz the rate has granted and not used */
 	uint64_t last;   /* TSC of the last refill */
 	struct rte_mbuf *q[ISW_SHAPE_QMAX];

@@ -42,6 +42,10 @@ void isw_stats_reset(void)
 		const struct isw_stats *s = &isw_dp.workers[i]->stats;
 		isw_dp.worker_base[i] = (struct isw_worker_base){
 		        s->polls, s->busy_polls, s->handoff_out, s->handoff_in, s->backpressure};
+		/* A maximum has no baseline: restart it. The worker may write back a deeper value
+		 * it read just before; either is a depth its queue had. */
+		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
+			__atomic_store_n(&isw_dp.workers[i]->shape[p].max_n, 0, __ATOMIC_RELAXED);
 	}
 	isw_dp.baseline_tsc = rte_get_tsc_cycles();
 }

@@ -33,6 +33,7 @@ struct tstats {
 	uint64_t sent, resends, timeouts, acks, dup_acks, stale, coll_acks, repoints, ecn_acks;
 	uint64_t ovf_pkts, ovf_acks;
 	unsigned min_cwnd;
+	uint64_t cwnd_sum; /* window after each ACK, summed: mean_cwnd = cwnd_sum / acks */
 };
 
 struct worker {
@@ -60,6 +61,7 @@ struct chunk {
 	uint64_t key, base;
 	uint32_t len, npk, cum, next, inflight;
 	unsigned cwnd;
+	uint32_t cc_hold; /* --cc: a marked ACK for a seq below this does not halve again */
 	uint8_t *acked;
 	uint64_t *sent_ns;
 	uint8_t *tries; /* resends so far: the timeout doubles with each, up to 32x */
@@ -196,13 +198,21 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 	if (h.flag & ATP_F_ECN)
 		th->st.ecn_acks++;
 	if (o->cc) {
-		if (h.flag & ATP_F_ECN)
+		/* Halve at most once per window of seqs (those in flight at a halving carry the
+		 * same congestion news), as TCP reacts once per round trip. The hold depends only
+		 * on the ACKs, which every worker of the app receives alike, so the workers'
+		 * windows stay equal: a worker lagging behind the others would keep their
+		 * contributions waiting in the switch. */
+		if ((h.flag & ATP_F_ECN) && h.seq >= c->cc_hold) {
+			c->cc_hold = h.seq + c->cwnd;
 			c->cwnd = c->cwnd > 1 ? c->cwnd / 2 : 1;
-		else if (c->cwnd < o->window)
+		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < o->window) {
 			c->cwnd++;
+		}
 		if (c->cwnd < th->st.min_cwnd)
 			th->st.min_cwnd = c->cwnd;
 	}
+	th->st.cwnd_sum += c->cwnd;
 	while (c->cum < c->npk && c->acked[c->cum + 1])
 		c->cum++;
 	/* An ACK well past a gap: the gap's packets (or their ACKs) are probably lost, or held
@@ -233,6 +243,7 @@ static int run_chunk(struct thread *th, struct chunk *c)
 	c->next = 1;
 	c->inflight = 0;
 	c->cwnd = o->window;
+	c->cc_hold = 0;
 	c->last_ack_ns = now_ns();
 	pump(th, c);
 	while (c->cum < c->npk && !atomic_load(&th->w->failed)) {
@@ -333,7 +344,8 @@ static const char usage_text[] =
         "                           float32 within N/scale + (N+2) 2^-23 sum|x|\n"
         "      --timeout-ms MS      resend timeout (default 20)\n"
         "      --give-up-s S        fail after S seconds without an ACK (default 20)\n"
-        "      --cc                 AIMD on ECN: halve the window on a marked ACK, else +1\n"
+        "      --cc                 AIMD on ECN: halve the window on a marked ACK (at most\n"
+        "                           once per window of packets), else +1\n"
         "  -j, --json               one JSON object with the figures at the end\n"
         "  -q, --quiet              no progress lines\n"
         "  -h, --help               this text\n";
@@ -582,6 +594,7 @@ int main(int argc, char **argv)
 		sum.coll_acks += s->coll_acks;
 		sum.repoints += s->repoints;
 		sum.ecn_acks += s->ecn_acks;
+		sum.cwnd_sum += s->cwnd_sum;
 		sum.ovf_pkts += s->ovf_pkts;
 		sum.ovf_acks += s->ovf_acks;
 		if (s->min_cwnd < sum.min_cwnd)
@@ -605,14 +618,14 @@ int main(int argc, char **argv)
 		       ",\"stale_acks\":%" PRIu64 ",\"collision_acks\":%" PRIu64
 		       ",\"repoints\":%" PRIu64 ",\"ecn_acks\":%" PRIu64
 		       ",\"overflow_packets\":%" PRIu64 ",\"float_results\":%" PRIu64
-		       ",\"min_cwnd\":%u,\"ok\":%s,\"verified\":%s,\"bad\":%" PRIu64
-		       ",\"max_err\":%g}\n",
+		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s,\"bad\":"
+		       "%" PRIu64 ",\"max_err\":%g}\n",
 		       o.id, o.app, o.workers, o.threads, o.window,
 		       o.is_float ? "float32" : "int32", o.count, secs, gbps, w.total_pkts,
 		       sum.sent, sum.resends, sum.timeouts, sum.acks, sum.dup_acks, sum.stale,
 		       sum.coll_acks, sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks,
-		       sum.min_cwnd, rc ? "false" : "true", o.check && !rc ? "true" : "false", bad,
-		       max_err);
+		       sum.min_cwnd, sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
+		       rc ? "false" : "true", o.check && !rc ? "true" : "false", bad, max_err);
 	else
 		printf("atp-worker %u: %" PRIu64 " %s in %.3f s: goodput %.3f Gbit/s; %" PRIu64
 		       " packets sent, %" PRIu64 " resends (%" PRIu64 " on timeout), %" PRIu64
