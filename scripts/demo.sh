@@ -2,8 +2,10 @@
 # The demo: three hosts in network namespaces joined to inswitch by veth pairs, inswitch started
 # on them with its default configuration (AF_XDP, or AF_PACKET where AF_XDP is unavailable),
 # traffic through it (ARP, ping, a TCP transfer), SyncAgtr allreduce jobs (int32 and float32)
-# between the three hosts with their goodput and a check of the result, its counters through
-# inswitch-ctl, and a clean teardown. Needs root (uses sudo otherwise).
+# between the three hosts with their goodput and a check of the result, then an ATP job of two
+# apps at once (each app's workers on h1 and h2, both parameter servers on h3) with each app's
+# goodput, fallback share and check of the result, the counters through inswitch-ctl, and a
+# clean teardown. Exits non-zero if any result is wrong. Needs root (uses sudo otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then
@@ -87,6 +89,103 @@ isw_ctl syncagtr session show
 say "SyncAgtr again with float32 (SwitchML's exponent quantisation)"
 isw_ctl syncagtr session reset 1
 allreduce float32
+
+# ATP: two apps at once on the same three ports. Each app has a worker on h1 and one on h2
+# (switch ports 0 and 1); both apps' parameter servers (PS) run on h3 (port 2). The hosts tell
+# the apps apart by destination MAC (one per app and thread), the switch by appID; both apps hash
+# their frames into the switch's one shared pool of aggregators. --threads, --window and --pool
+# must be the same on an app's workers and PS, and --pool must be the switch's pool size.
+atp_pool=20000
+atp_opts=(--threads 2 --window 100 --pool "$atp_pool")
+
+# atp_app APP: app APP's PS on h3 (waits until its sockets are open), then its two workers on
+# h1 and h2, each aggregating 4 Mi int32 values and checking the sum; stops the PS (which then
+# prints its counters) once both workers are done. Fails if a worker or the PS failed.
+atp_app() {
+	local app=$1 i pids=() pspid rc=0 k
+	# ip netns exec directly (not isw_ns), so $! is the PS itself for the kill.
+	ip netns exec "${ISW_TAG}h3" "$build/hosts/atp/atp-ps" --app "$app" --dev eth0 --workers 2 \
+		"${atp_opts[@]}" --json >"$ISW_TMP/atp$app.ps.json" 2>"$ISW_TMP/atp$app.ps.err" &
+	pspid=$!
+	for ((k = 0; k < 50; k++)); do
+		grep -qs '^atp-ps: app' "$ISW_TMP/atp$app.ps.err" && break
+		kill -0 "$pspid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pspid" 2>/dev/null || {
+		echo "ATP app $app: PS did not start:" >&2
+		cat "$ISW_TMP/atp$app.ps.err" >&2
+		return 1
+	}
+	for i in 1 2; do
+		isw_ns "$i" "$build/hosts/atp/atp-worker" --id $((i - 1)) --workers 2 --app "$app" \
+			--dev eth0 "${atp_opts[@]}" --count 4Mi --check --json --quiet \
+			>"$ISW_TMP/atp$app.$i.json" 2>"$ISW_TMP/atp$app.$i.err" &
+		pids+=($!)
+	done
+	for i in 1 2; do
+		wait "${pids[$((i - 1))]}" || {
+			echo "ATP app $app: worker on h$i failed:" >&2
+			cat "$ISW_TMP/atp$app.$i.err" >&2
+			rc=1
+		}
+	done
+	kill -TERM "$pspid" 2>/dev/null || true
+	wait "$pspid" || {
+		echo "ATP app $app: PS failed:" >&2
+		cat "$ISW_TMP/atp$app.ps.err" >&2
+		rc=1
+	}
+	return $rc
+}
+
+# atp_report APP: the app's goodput, the share of its data the PS aggregated itself (atp-ps's
+# partial / (full + partial)) and the switch's counters for it.
+atp_report() {
+	local app=$1
+	jq -s -r --arg app "$app" --slurpfile ps "$ISW_TMP/atp$app.ps.json" \
+		--slurpfile sw "$ISW_TMP/atp.switch.json" '
+		$ps[0] as $p | ($sw[0].counters[] | select(.app == ($app | tonumber))) as $c |
+		"app \($app): goodput (slowest worker): \(map(.goodput_gbps) | min * 100 | round / 100)" +
+		" Gbit/s; fallback share \($p.fallback_share * 10000 | round / 100)% (the PS" +
+		" aggregated \($p.partial) packets itself, \($p.full) came summed by the switch)\n" +
+		"app \($app): switch: \($c.aggregated) contributions aggregated, \($c.to_ps) frames" +
+		" to the PS (\($c.collisions) collisions, \($c.resends) resends)"' \
+		"$ISW_TMP/atp$app.1.json" "$ISW_TMP/atp$app.2.json"
+}
+
+say "ATP: two apps at once, 4 Mi int32 per worker; workers of both apps on h1 and h2, both PSes on h3"
+# Both pipelines together exceed the tofino2 profile's stages: SyncAgtr makes way for ATP.
+isw_ctl pipeline disable syncagtr
+isw_ctl pipeline enable atp
+isw_ctl atp pool resize "$atp_pool" >/dev/null
+isw_ctl atp app add 1 workers 2 ports 0,1 ps 2 >/dev/null
+isw_ctl atp app add 2 workers 2 ports 0,1 ps 2 >/dev/null
+t0=$(date +%s.%N)
+atp_app 1 &
+atp_pid1=$!
+atp_app 2 &
+atp_pid2=$!
+atp_rc=(0 0 0)
+wait $atp_pid1 || atp_rc[1]=1
+wait $atp_pid2 || atp_rc[2]=1
+awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "both apps done in %.1f s\n", b - a }'
+isw_ctl --json atp app show >"$ISW_TMP/atp.switch.json"
+atp_failed=0
+for app in 1 2; do
+	atp_report "$app" 2>/dev/null || echo "app $app: no figures (see the errors above)" >&2
+	if [ "${atp_rc[$app]}" -eq 0 ] && jq -s -e 'length == 2 and all(.verified == true)' \
+		"$ISW_TMP/atp$app.1.json" "$ISW_TMP/atp$app.2.json" >/dev/null 2>&1; then
+		echo "app $app: result verified (both workers' sums equal the sum of the app's two tensors)"
+	else
+		echo "app $app: result NOT verified" >&2
+		atp_failed=1
+	fi
+done
+[ "$atp_failed" -eq 0 ] || exit 1
+# Every ACK freed its aggregator: none should be held. pool show counts them with the workers
+# paused; on a loaded machine the pause can time out ("try again"), hence one retry.
+isw_ctl atp pool show 2>/dev/null || isw_ctl atp pool show
 
 say "counters (inswitch-ctl stats show)"
 isw_ctl stats show
