@@ -353,6 +353,18 @@ static inline void isw_salu_vec_merge(struct isw_pass *p, const struct isw_reg *
 }
 
 /*
+ * For the per-packet functions that run vector SALUs over many lanes: built twice, for AVX2 and
+ * for the build's baseline ISA, and picked once at load time from the CPU (function
+ * multi-versioning through an ifunc), so one binary runs on any x86-64 and uses 8-lane
+ * operations where the CPU has them.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ISW_VEC_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ISW_VEC_CLONES
+#endif
+
+/*
  * Tofino's saturating add with sticky rails (ATP) over lanes 0..n-1 from a big-endian packet
  * field: when first, stores the field; otherwise a lane is updated only while its cell is
  * strictly between -INT32_MAX and INT32_MAX, and the sum is clamped to the int32 range. When out
@@ -369,12 +381,17 @@ static inline void isw_salu_vec_sadd(struct isw_pass *p, const struct isw_reg *r
 		for (unsigned i = 0; i < n; i++)
 			c[i] = isw_be32_load(src + 4 * i);
 	} else {
+		/* In 32-bit lanes with masks, so the compiler makes it four lanes per SSE op (the
+		 * int64 form it replaced vectorised two at a time and was most of ATP's cost). */
 		for (unsigned i = 0; i < n; i++) {
-			int64_t cur = (int32_t)c[i];
-			int64_t sum = cur + (int32_t)isw_be32_load(src + 4 * i);
-			sum = sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : sum;
-			bool live = cur > -INT32_MAX && cur < INT32_MAX;
-			c[i] = live ? (uint32_t)(int32_t)sum : c[i];
+			uint32_t cur = c[i], x = isw_be32_load(src + 4 * i), sum = cur + x;
+			/* Signed overflow iff both operands' signs differ from the sum's. */
+			uint32_t ovf = 0u - (((cur ^ sum) & (x ^ sum)) >> 31);
+			uint32_t rail = (cur >> 31) ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX;
+			sum = (sum & ~ovf) | (rail & ovf);
+			/* Live: INT32_MIN + 2 <= cur <= INT32_MAX - 1, shifted to 0..0xfffffffc. */
+			uint32_t live = 0u - (uint32_t)(cur + 0x7ffffffeu < 0xfffffffdu);
+			c[i] = (sum & live) | (cur & ~live);
 		}
 	}
 	if (dst != NULL)

@@ -160,12 +160,12 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	return to_ps(w, m, p, ps);
 }
 
-int atp_process(struct isw_worker *w, struct rte_mbuf *m)
+ISW_VEC_CLONES int atp_process(struct isw_worker *w, struct rte_mbuf *m)
 {
 	return atp_process_common(w, m, NULL);
 }
 
-int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m)
+ISW_VEC_CLONES int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m)
 {
 	return atp_process_common(w, m, &w->pass);
 }

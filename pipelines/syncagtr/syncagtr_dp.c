@@ -345,12 +345,12 @@ static __rte_always_inline int sa_process_common(struct isw_worker *w, struct rt
 	return ISW_PKT_TAKEN;
 }
 
-int sa_process(struct isw_worker *w, struct rte_mbuf *m)
+ISW_VEC_CLONES int sa_process(struct isw_worker *w, struct rte_mbuf *m)
 {
 	return sa_process_common(w, m, NULL);
 }
 
-int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m)
+ISW_VEC_CLONES int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m)
 {
 	return sa_process_common(w, m, &w->pass);
 }
