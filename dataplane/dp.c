@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_pause.h>
@@ -34,14 +35,21 @@ int isw_dp_pause(void)
 	if (!(gen & 1u))
 		gen++;
 	__atomic_store_n(&isw_dp.pause_req, gen, __ATOMIC_RELEASE);
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz();
+	uint64_t hz = rte_get_timer_hz(), start = rte_get_timer_cycles();
 	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
 		while (__atomic_load_n(&isw_dp.paused[i], __ATOMIC_ACQUIRE) != gen) {
-			if (rte_get_timer_cycles() > deadline || isw_dp.quit) {
+			uint64_t waited = rte_get_timer_cycles() - start;
+			if (waited > ISW_PAUSE_TIMEOUT_S * hz || isw_dp.quit) {
 				isw_dp_resume();
 				return -ETIMEDOUT;
 			}
-			rte_pause();
+			/* A worker normally parks within microseconds. Past that, the control thread
+			 * may be sharing the worker's CPU (it runs unpinned, often beside worker 0):
+			 * sleep instead of spinning so the worker gets the CPU to reach its safe point. */
+			if (waited > hz / 10000)
+				usleep(50);
+			else
+				rte_pause();
 		}
 	}
 	return 0;

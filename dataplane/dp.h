@@ -71,9 +71,13 @@ void isw_rcu_publish(void **slot, void *obj, void (*free_old)(void *));
 /* Acquire-load of an RCU-published pointer, for workers. */
 #define ISW_RCU_LOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 
+/* Seconds isw_dp_pause() waits for a worker: generous, for a VM whose CPUs are oversubscribed. */
+#define ISW_PAUSE_TIMEOUT_S 5
+
 /*
  * Parks every running worker at a safe point between bursts; returns 0 once all are parked, or
- * -ETIMEDOUT (and resumes them) if one does not answer within a second. No-op before launch.
+ * -ETIMEDOUT (and resumes them) if one does not answer within ISW_PAUSE_TIMEOUT_S. Spins for the
+ * first 100 us, then sleeps between checks. No-op before launch.
  */
 int isw_dp_pause(void);
 void isw_dp_resume(void);

@@ -183,9 +183,8 @@ for app in 1 2; do
 	fi
 done
 [ "$atp_failed" -eq 0 ] || exit 1
-# Every ACK freed its aggregator: none should be held. pool show counts them with the workers
-# paused; on a loaded machine the pause can time out ("try again"), hence one retry.
-isw_ctl atp pool show 2>/dev/null || isw_ctl atp pool show
+# Every ACK freed its aggregator: none should be held.
+isw_ctl atp pool show
 
 say "counters (inswitch-ctl stats show)"
 isw_ctl stats show
