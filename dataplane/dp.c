@@ -43,9 +43,10 @@ int isw_dp_pause(void)
 				isw_dp_resume();
 				return -ETIMEDOUT;
 			}
-			/* A worker normally parks within microseconds. Past that, the control thread
-			 * may be sharing the worker's CPU (it runs unpinned, often beside worker 0):
-			 * sleep instead of spinning so the worker gets the CPU to reach its safe point. */
+			/* A worker normally parks within microseconds. Past that, the control
+			 * thread may be sharing the worker's CPU (it runs unpinned, often beside
+			 * worker 0): sleep instead of spinning so the worker gets the CPU to reach
+			 * its safe point. */
 			if (waited > hz / 10000)
 				usleep(50);
 			else
