@@ -8,7 +8,7 @@
 #   (a) each app 8 Mi int32 values (exact) and, after it, 2 Mi float32 (within the bound; a few
 #       values per thousand packets take the overflow path to the PS)
 #   (b) as (a) int32, with 1% drop and 1% duplication in both directions of every switch port
-#       (inswitch fault injection); 4 Mi per app so the case fits the time budget
+#       (inswitch fault injection), 8 Mi per app
 #   (c) app 1 alone with its PS port rate-limited by the switch (port rate 4 ... ecn N), once
 #       without and once with --cc: the switch marks what waits in the queue, the PS echoes the
 #       mark in its ACKs, and the --cc workers halve their windows (asserted: marks on the PS
@@ -130,7 +130,7 @@ case_a() {
 
 case_b() {
 	faults on
-	both b --count 4Mi --type int32 --check --timeout-ms 10
+	both b --count 8Mi --type int32 --check --timeout-ms 10
 	summary b
 	echo "b: faults on port 0: $(isw_ctl --json port show 0 |
 		jq -c '.fault | {rx: (.rx | {dropped, duplicated}), tx: (.tx | {dropped, duplicated})}')"
