@@ -789,6 +789,27 @@ void scenario_expect(unsigned port, const struct frame *f)
 	writer_put(&scen_ports[port].wout, f->b, f->len);
 }
 
+void scenario_out_add(struct scenario_out *o, unsigned port, const uint8_t *b, uint32_t len)
+{
+	o->port[o->n] = port;
+	memcpy(o->f[o->n].b, b, len);
+	o->f[o->n].len = len;
+	o->n++;
+}
+
+void scenario_report(FILE *manifest, unsigned in_port, unsigned idx, unsigned round,
+                     const struct frame *f, const char *what, int width,
+                     const struct scenario_out *o)
+{
+	char ports[64] = "";
+	for (unsigned i = 0; i < o->n; i++) {
+		sprintf(ports + strlen(ports), " p%u", o->port[i]);
+		scenario_expect(o->port[i], &o->f[i]);
+	}
+	fprintf(manifest, "p%u #%-2u round %u %4u B  %-*s -> %s:%s\n", in_port, idx, round + 1,
+	        f->len, width, what, o->why, o->n ? ports : " none");
+}
+
 static int scen_run(const struct scenario *s, void *model, FILE *manifest, struct frame *f)
 {
 	unsigned seen = 0;

@@ -88,6 +88,26 @@ struct scenario {
 /* Within process(): f must leave by port. */
 void scenario_expect(unsigned port, const struct frame *f);
 
+/* What a scenario's model says one input frame does: the frames it sends out and why. */
+#define SCENARIO_OUT_MAX 4 /* e.g. 3 replicas, an ACK to 2 ports, or an l2 flood to 3 */
+struct scenario_out {
+	unsigned n;
+	unsigned port[SCENARIO_OUT_MAX];
+	struct frame f[SCENARIO_OUT_MAX];
+	char why[320];
+};
+
+/* Appends b (len bytes) leaving by port to o. */
+void scenario_out_add(struct scenario_out *o, unsigned port, const uint8_t *b, uint32_t len);
+
+/*
+ * Within process(): expects o's frames (scenario_expect()) and writes the manifest line of frame
+ * idx (f, described by what, padded to width) entering in_port in this round.
+ */
+void scenario_report(FILE *manifest, unsigned in_port, unsigned idx, unsigned round,
+                     const struct frame *f, const char *what, int width,
+                     const struct scenario_out *o);
+
 /* Returns the exit status of the pcapgen command: 0, or 1 with a message on stderr. */
 int scenario_write(const struct scenario *s, const char *dir, void *model, const char *header);
 

@@ -18,12 +18,11 @@
 #include "pcapgen.h"
 #include "../pipelines/atp/atp_proto.h"
 
-#define AT_PORTS   4
-#define AT_APPS    2
-#define AT_POOL    1000 /* `atp pool resize`: agtr 1000 is the first one out of range */
-#define AT_OUT_MAX 4    /* outputs of one input frame: an ACK to 2 ports, or an l2 flood to 3 */
-#define AT_TENSOR  1024000u
-#define AT_RAIL    2147483647 /* a stored element is updated only strictly inside +-AT_RAIL */
+#define AT_PORTS  4
+#define AT_APPS   2
+#define AT_POOL   1000 /* `atp pool resize`: agtr 1000 is the first one out of range */
+#define AT_TENSOR 1024000u
+#define AT_RAIL   2147483647 /* a stored element is updated only strictly inside +-AT_RAIL */
 
 /* The apps, indexed 1..2 in the scenario tables (= their appID). */
 struct at_app_cfg {
@@ -68,23 +67,8 @@ struct at_model {
 	struct at_agtr agtr[AT_POOL];
 };
 
-struct at_out {
-	unsigned n;
-	unsigned port[AT_OUT_MAX];
-	struct frame f[AT_OUT_MAX];
-	char why[320];
-};
-
-static void out_add(struct at_out *o, unsigned port, const uint8_t *b, uint32_t len)
-{
-	o->port[o->n] = port;
-	memcpy(o->f[o->n].b, b, len);
-	o->f[o->n].len = len;
-	o->n++;
-}
-
 /* The l2 pipeline in its default configuration, with this scenario's table. */
-static void at_l2(const uint8_t *b, uint32_t len, unsigned in, struct at_out *o)
+static void at_l2(const uint8_t *b, uint32_t len, unsigned in, struct scenario_out *o)
 {
 	unsigned h, p;
 	int port = -1;
@@ -102,13 +86,13 @@ static void at_l2(const uint8_t *b, uint32_t len, unsigned in, struct at_out *o)
 		snprintf(o->why, sizeof(o->why), "l2: known, on the ingress port: drop");
 	} else if (port >= 0) {
 		snprintf(o->why, sizeof(o->why), "l2: known destination");
-		out_add(o, (unsigned)port, b, len);
+		scenario_out_add(o, (unsigned)port, b, len);
 	} else {
 		snprintf(o->why, sizeof(o->why), "l2: %s: flood",
 		         b[0] & 1 ? "group address" : "unknown unicast");
 		for (p = 0; p < AT_PORTS; p++)
 			if (p != in)
-				out_add(o, p, b, len);
+				scenario_out_add(o, p, b, len);
 	}
 }
 
@@ -151,7 +135,7 @@ static bool at_worker_port(const struct at_app_cfg *a, unsigned in)
 
 /* An ACK from the PS: frees the aggregator it names, multicast unchanged to the worker ports. */
 static void at_ack(struct at_model *m, const struct at_app_cfg *a, const uint8_t *b, uint32_t len,
-                   unsigned in, struct at_out *o, const char *pre)
+                   unsigned in, struct scenario_out *o, const char *pre)
 {
 	unsigned flag = b[39], psi = (flag & ATP_F_PSINDEX) >> ATP_PSINDEX_SHIFT, agtr, i, k;
 	uint32_t key = get32(b + 40);
@@ -183,7 +167,7 @@ static void at_ack(struct at_model *m, const struct at_app_cfg *a, const uint8_t
 		for (k = 0; k < i && a->ports[k] != a->ports[i]; k++)
 			;
 		if (k == i)
-			out_add(o, a->ports[i], b, len);
+			scenario_out_add(o, a->ports[i], b, len);
 	}
 	snprintf(o->why, sizeof(o->why), "%s: ACK, %s: multicast unchanged to the workers", pre,
 	         what);
@@ -264,7 +248,7 @@ static bool at_normal(struct at_agtr *g, uint8_t *r, uint32_t key, uint32_t w, b
 }
 
 static void at_atp(struct at_model *m, const uint8_t *b, uint32_t len, unsigned in,
-                   struct at_out *o)
+                   struct scenario_out *o)
 {
 	unsigned app = get16(b + 40), seq = get16(b + 42), agtr = get16(b + 44), flag = b[39];
 	unsigned psi = (flag & ATP_F_PSINDEX) >> ATP_PSINDEX_SHIFT;
@@ -323,7 +307,8 @@ static void at_atp(struct at_model *m, const uint8_t *b, uint32_t len, unsigned 
 	}
 }
 
-static void at_expect(struct at_model *m, const struct frame *f, unsigned in, struct at_out *o)
+static void at_expect(struct at_model *m, const struct frame *f, unsigned in,
+                      struct scenario_out *o)
 {
 	o->n = 0;
 	o->why[0] = '\0';
@@ -599,22 +584,10 @@ static void at_build(struct frame *f, const struct at_spec *s, unsigned idx)
 
 /* ---- Running the scenario -------------------------------------------------------------- */
 
-static void at_describe(FILE *fp, unsigned idx, unsigned round, const struct frame *f,
-                        const struct at_out *o)
-{
-	char ports[64] = "";
-	unsigned i;
-
-	for (i = 0; i < o->n; i++)
-		sprintf(ports + strlen(ports), " p%u", o->port[i]);
-	fprintf(fp, "p%u #%-2u round %u %4u B  %-58s -> %s:%s\n", at_frames[idx].port, idx,
-	        round + 1, f->len, at_frames[idx].what, o->why, o->n ? ports : " none");
-}
-
 /* The scenario's model: the switch state and the outputs of the frame being run. */
 struct at_ctx {
 	struct at_model m;
-	struct at_out o;
+	struct scenario_out o;
 };
 
 static unsigned at_port_of(unsigned idx)
@@ -632,9 +605,8 @@ static void at_process(void *model, const struct frame *f, unsigned idx, unsigne
 {
 	struct at_ctx *c = model;
 	at_expect(&c->m, f, port, &c->o);
-	at_describe(manifest, idx, round, f, &c->o);
-	for (unsigned i = 0; i < c->o.n; i++)
-		scenario_expect(c->o.port[i], &c->o.f[i]);
+	scenario_report(manifest, at_frames[idx].port, idx, round, f, at_frames[idx].what, 58,
+	                &c->o);
 }
 
 static int at_write_config(const char *dir)

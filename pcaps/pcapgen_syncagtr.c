@@ -21,7 +21,6 @@
 #define SA_PORTS    4
 #define SA_SESSIONS 3
 #define SA_RANKS    32
-#define SA_OUT_MAX  4    /* outputs of one input frame: 3 replicas, or an l2 flood to 3 ports */
 #define SA_SPORT    4000 /* worker UDP port of thread 0 (wire-reference.md A.1) */
 #define SA_TTL_IN   128  /* what a client's freshly built packet carries */
 #define SA_TTL_OUT  64
@@ -104,13 +103,6 @@ struct sa_model {
 	struct sa_sess sess[SA_SESSIONS + 1];
 };
 
-struct sa_out {
-	unsigned n;
-	unsigned port[SA_OUT_MAX];
-	struct frame f[SA_OUT_MAX];
-	char why[256];
-};
-
 static int sa_model_init(struct sa_model *m)
 {
 	unsigned s, i;
@@ -147,16 +139,8 @@ static unsigned sa_session_of_ip(const struct sa_model *m, uint32_t ip)
 	return 0;
 }
 
-static void out_add(struct sa_out *o, unsigned port, const uint8_t *b, uint32_t len)
-{
-	o->port[o->n] = port;
-	memcpy(o->f[o->n].b, b, len);
-	o->f[o->n].len = len;
-	o->n++;
-}
-
 /* The l2 pipeline in its default configuration, with this scenario's MAC table (the hosts'). */
-static void sa_l2(const uint8_t *b, uint32_t len, unsigned in, struct sa_out *o)
+static void sa_l2(const uint8_t *b, uint32_t len, unsigned in, struct scenario_out *o)
 {
 	unsigned h, p;
 
@@ -176,14 +160,14 @@ static void sa_l2(const uint8_t *b, uint32_t len, unsigned in, struct sa_out *o)
 			return;
 		}
 		snprintf(o->why, sizeof(o->why), "l2: to host %c", sa_host_name[h]);
-		out_add(o, sa_host_port[h], b, len);
+		scenario_out_add(o, sa_host_port[h], b, len);
 		return;
 	}
 	snprintf(o->why, sizeof(o->why), "l2: %s: flood",
 	         b[0] & 1 ? "group address" : "unknown unicast");
 	for (p = 0; p < SA_PORTS; p++)
 		if (p != in)
-			out_add(o, p, b, len);
+			scenario_out_add(o, p, b, len);
 }
 
 /*
@@ -252,7 +236,7 @@ static void sa_result(uint8_t *out, const uint8_t *in, uint32_t len, const struc
 		put32(out + SA_VAL_OFF + 4 * j, c->values[j]);
 }
 
-static void sa_drop(struct sa_out *o, const char *prefix, const char *reason)
+static void sa_drop(struct scenario_out *o, const char *prefix, const char *reason)
 {
 	snprintf(o->why, sizeof(o->why), "%s: drop (%s)", prefix, reason);
 }
@@ -281,7 +265,7 @@ static bool sa_contribute(struct sa_cell *c, uint32_t before, unsigned n, const 
 }
 
 static void sa_aggregate(struct sa_model *m, unsigned s, unsigned rank, const uint8_t *b,
-                         uint32_t len, unsigned in, struct sa_out *o)
+                         uint32_t len, unsigned in, struct scenario_out *o)
 {
 	struct sa_sess *ss = &m->sess[s];
 	unsigned elems, slot, set, r, n = ss->cfg->n;
@@ -359,7 +343,7 @@ static void sa_aggregate(struct sa_model *m, unsigned s, unsigned rank, const ui
 
 /* ARP request for a session's IP: answered in place, out of the ingress port. */
 static bool sa_arp(const struct sa_model *m, const uint8_t *b, uint32_t len, unsigned in,
-                   struct sa_out *o)
+                   struct scenario_out *o)
 {
 	const uint8_t *a = b + ETH_LEN;
 	uint8_t *r = o->f[0].b, *ra = r + ETH_LEN;
@@ -388,7 +372,7 @@ static bool sa_arp(const struct sa_model *m, const uint8_t *b, uint32_t len, uns
 
 /* ICMP echo request to a session's IP and the switch MAC: echo reply in place. */
 static bool sa_icmp(const struct sa_model *m, const uint8_t *b, uint32_t len, unsigned in,
-                    struct sa_out *o)
+                    struct scenario_out *o)
 {
 	const uint8_t *ip = b + ETH_LEN, *icmp = ip + IP4_LEN;
 	uint8_t *r = o->f[0].b, *rip = r + ETH_LEN, *ricmp = rip + IP4_LEN;
@@ -430,7 +414,8 @@ static bool sa_icmp(const struct sa_model *m, const uint8_t *b, uint32_t len, un
 }
 
 /* What the switch does with one frame: the outputs in o, in the order they leave. */
-static void sa_expect(struct sa_model *m, const struct frame *f, unsigned in, struct sa_out *o)
+static void sa_expect(struct sa_model *m, const struct frame *f, unsigned in,
+                      struct scenario_out *o)
 {
 	unsigned s, rank;
 
@@ -785,22 +770,10 @@ static void sa_build(struct frame *f, const struct sa_spec *s, unsigned idx)
 
 /* ---- Running the scenario -------------------------------------------------------------- */
 
-static void sa_describe(FILE *fp, unsigned idx, unsigned round, const struct frame *f,
-                        const struct sa_out *o)
-{
-	char ports[64] = "";
-	unsigned i;
-
-	for (i = 0; i < o->n; i++)
-		sprintf(ports + strlen(ports), " p%u", o->port[i]);
-	fprintf(fp, "p%u #%-2u round %u %4u B  %-62s -> %s:%s\n", sa_frames[idx].port, idx,
-	        round + 1, f->len, sa_frames[idx].what, o->why, o->n ? ports : " none");
-}
-
 /* The scenario's model: the switch state and the outputs of the frame being run. */
 struct sa_ctx {
 	struct sa_model m;
-	struct sa_out o;
+	struct scenario_out o;
 };
 
 static unsigned sa_port_of(unsigned idx)
@@ -818,9 +791,8 @@ static void sa_process(void *model, const struct frame *f, unsigned idx, unsigne
 {
 	struct sa_ctx *c = model;
 	sa_expect(&c->m, f, port, &c->o);
-	sa_describe(manifest, idx, round, f, &c->o);
-	for (unsigned i = 0; i < c->o.n; i++)
-		scenario_expect(c->o.port[i], &c->o.f[i]);
+	scenario_report(manifest, sa_frames[idx].port, idx, round, f, sa_frames[idx].what, 62,
+	                &c->o);
 }
 
 static int sa_write_config(const char *dir)
