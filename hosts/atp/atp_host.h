@@ -158,4 +158,40 @@ enum atp_merge atp_tensor_merge(struct atp_tensor *t, const struct atp_pkt *h, c
 void atp_tensor_ack(const struct atp_tensor *t, const struct atp_pkt *rx, uint8_t wire_thread,
                     double scale, uint8_t *out);
 
+/* ---- Command line: the options atp-worker and atp-ps share (atp_cli.c) ---- */
+
+/* What the workers and the PS of an app must agree on, and --dev, --json, --quiet. */
+struct atp_cli {
+	unsigned app, workers, nps, threads, window, pool;
+	double scale;
+	const char *dev;
+	int json, quiet;
+};
+
+/* getopt_long() codes of the shared long-only options; each tool's own start at 256. */
+enum { ATP_CLI_POOL = 200, ATP_CLI_SCALE };
+
+/* The shared entries of a tool's struct option table and getopt string (needs <getopt.h>). */
+#define ATP_CLI_LONGOPTS                                                                     \
+	{"app", required_argument, NULL, 'a'}, {"workers", required_argument, NULL, 'n'},    \
+	        {"ps", required_argument, NULL, 'p'}, {"dev", required_argument, NULL, 'd'}, \
+	        {"threads", required_argument, NULL, 't'},                                   \
+	        {"window", required_argument, NULL, 'w'},                                    \
+	        {"pool", required_argument, NULL, ATP_CLI_POOL},                             \
+	        {"scale", required_argument, NULL, ATP_CLI_SCALE},                           \
+	        {"json", no_argument, NULL, 'j'},                                            \
+	{                                                                                    \
+		"quiet", no_argument, NULL, 'q'                                              \
+	}
+#define ATP_CLI_SHORTOPTS "a:n:p:d:t:w:jq"
+
+/* Defaults: 1 PS, 1 thread, ATP_DEF_WINDOW, ATP_DEF_POOL, ATP_DEF_SCALE, the rest 0/NULL. */
+void atp_cli_defaults(struct atp_cli *c);
+
+/*
+ * If opt (a getopt_long() result) is a shared option, stores arg in c and returns 1, or -1 if
+ * arg is out of range; returns 0 for any other option.
+ */
+int atp_cli_option(struct atp_cli *c, int opt, const char *arg);
+
 #endif

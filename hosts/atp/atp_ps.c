@@ -23,10 +23,8 @@
 #include "atp_sock.h"
 
 struct opts {
-	unsigned app, threads, workers, window, pool, nps, ps_index, jobs, linger_ms;
-	double scale;
-	int json, quiet;
-	const char *dev;
+	struct atp_cli cli; /* what the PS shares with the workers */
+	unsigned ps_index, jobs, linger_ms;
 };
 
 #define PS_COUNTERS(X)                                                    \
@@ -78,7 +76,7 @@ static void on_signal(int sig)
 
 static struct atp_tensor *find_tensor(struct ps_thread *th, const struct atp_pkt *h)
 {
-	unsigned nw = th->ps->o->workers ? th->ps->o->workers : h->num_worker;
+	unsigned nw = th->ps->o->cli.workers ? th->ps->o->cli.workers : h->num_worker;
 	struct atp_tensor *t;
 
 	if (th->cur && th->cur->key == h->key)
@@ -101,7 +99,7 @@ static void send_ack(struct ps_thread *th, struct atp_tensor *t, const struct at
 {
 	uint8_t f[ATP_FRAME_LEN];
 
-	atp_tensor_ack(t, h, atp_wire_thread(h->app, th->t), th->ps->o->scale, f);
+	atp_tensor_ack(t, h, atp_wire_thread(h->app, th->t), th->ps->o->cli.scale, f);
 	if (atp_sock_send(th->fd, f, sizeof(f)) == 0)
 		th->st.acks++;
 }
@@ -113,7 +111,7 @@ static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 	struct atp_pkt h;
 	enum atp_merge r;
 
-	if (atp_frame_parse(f, len, &h) < 0 || h.app != o->app || (h.flag & ATP_F_ACK)) {
+	if (atp_frame_parse(f, len, &h) < 0 || h.app != o->cli.app || (h.flag & ATP_F_ACK)) {
 		th->st.other++;
 		return;
 	}
@@ -134,7 +132,7 @@ static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 	switch (r) {
 	case ATP_MERGE_COMPLETE:
 		if (t->st[h.seq] & ATP_ST_COLLIDED) {
-			uint32_t slot = th->t * o->window + (h.seq - 1u) % o->window;
+			uint32_t slot = th->t * o->cli.window + (h.seq - 1u) % o->cli.window;
 			int a;
 
 			pthread_mutex_lock(&th->ps->map_lock);
@@ -238,65 +236,26 @@ static const char usage_text[] =
         "  -q, --quiet           no start line\n"
         "  -h, --help            this text\n";
 
-enum { O_POOL = 256, O_PSI, O_SCALE, O_JOBS, O_LINGER };
+enum { O_PSI = 256, O_JOBS, O_LINGER };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {{"app", required_argument, NULL, 'a'},
-	                                   {"dev", required_argument, NULL, 'd'},
-	                                   {"threads", required_argument, NULL, 't'},
-	                                   {"workers", required_argument, NULL, 'n'},
-	                                   {"window", required_argument, NULL, 'w'},
-	                                   {"pool", required_argument, NULL, O_POOL},
-	                                   {"ps", required_argument, NULL, 'p'},
+	static const struct option lo[] = {ATP_CLI_LONGOPTS,
 	                                   {"ps-index", required_argument, NULL, O_PSI},
-	                                   {"scale", required_argument, NULL, O_SCALE},
 	                                   {"jobs", required_argument, NULL, O_JOBS},
 	                                   {"linger-ms", required_argument, NULL, O_LINGER},
-	                                   {"json", no_argument, NULL, 'j'},
-	                                   {"quiet", no_argument, NULL, 'q'},
 	                                   {"help", no_argument, NULL, 'h'},
 	                                   {NULL, 0, NULL, 0}};
 	int c;
-	char *end;
 
-	*o = (struct opts){.threads = 1,
-	                   .window = ATP_DEF_WINDOW,
-	                   .pool = ATP_DEF_POOL,
-	                   .nps = 1,
-	                   .linger_ms = 1000,
-	                   .scale = ATP_DEF_SCALE};
-	while ((c = getopt_long(argc, argv, "a:d:t:n:w:p:jqh", lo, NULL)) != -1) {
+	*o = (struct opts){.linger_ms = 1000};
+	atp_cli_defaults(&o->cli);
+	while ((c = getopt_long(argc, argv, ATP_CLI_SHORTOPTS "h", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (c) {
-		case 'a':
-			bad = host_parse_uint(optarg, 1, 12, &o->app);
-			break;
-		case 'd':
-			o->dev = optarg;
-			break;
-		case 't':
-			bad = host_parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
-			break;
-		case 'n':
-			bad = host_parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
-			break;
-		case 'w':
-			bad = host_parse_uint(optarg, 1, 32768, &o->window);
-			break;
-		case O_POOL:
-			bad = host_parse_uint(optarg, 1, 32768, &o->pool);
-			break;
-		case 'p':
-			bad = host_parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
-			break;
 		case O_PSI:
 			bad = host_parse_uint(optarg, 0, ATP_PS_MAX - 1, &o->ps_index);
-			break;
-		case O_SCALE:
-			o->scale = strtod(optarg, &end);
-			bad = *end || !(o->scale > 0);
 			break;
 		case O_JOBS:
 			bad = host_parse_uint(optarg, 1, 1u << 30, &o->jobs);
@@ -304,29 +263,27 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_LINGER:
 			bad = host_parse_uint(optarg, 0, 600000, &o->linger_ms);
 			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			return -EINVAL;
+			/* The options shared with the other tool, or an unknown one. */
+			bad = atp_cli_option(&o->cli, c, optarg);
+			if (bad == 0)
+				return -EINVAL;
+			bad = bad < 0;
 		}
 		if (bad) {
-			fprintf(stderr, "atp-ps: bad value for option %s: '%s'\n", argv[optind - 1],
+			fprintf(stderr, "atp-ps: bad value for --%s: '%s'\n", host_opt_name(lo, c),
 			        optarg);
 			return -EINVAL;
 		}
 	}
-	if (optind != argc || !o->app || !o->dev) {
+	if (optind != argc || !o->cli.app || !o->cli.dev) {
 		fprintf(stderr, "atp-ps: --app and --dev are required\n");
 		return -EINVAL;
 	}
-	if (o->ps_index >= o->nps || (uint64_t)o->threads * o->window > o->pool) {
+	if (o->ps_index >= o->cli.nps || (uint64_t)o->cli.threads * o->cli.window > o->cli.pool) {
 		fprintf(stderr, "atp-ps: need --ps-index < --ps and threads * window <= pool\n");
 		return -EINVAL;
 	}
@@ -338,15 +295,15 @@ static void print_stats(const struct opts *o, const struct ps_stats *s)
 	uint64_t data = s->full + s->partial;
 	double share = data ? (double)s->partial / (double)data : 0.0;
 
-	if (o->json) {
-		printf("{\"app\":%u", o->app);
+	if (o->cli.json) {
+		printf("{\"app\":%u", o->cli.app);
 #define X(n, d) printf(",\"" #n "\":%" PRIu64, s->n);
 		PS_COUNTERS(X)
 #undef X
 		printf(",\"fallback_share\":%.4f}\n", share);
 		return;
 	}
-	printf("atp-ps app %u:\n", o->app);
+	printf("atp-ps app %u:\n", o->cli.app);
 #define X(n, d) printf("  %-12s %12" PRIu64 "  %s\n", #n, s->n, d);
 	PS_COUNTERS(X)
 #undef X
@@ -367,31 +324,33 @@ int main(int argc, char **argv)
 	}
 	ps.o = &o;
 	pthread_mutex_init(&ps.map_lock, NULL);
-	if (atp_map_init(&ps.map, (uint16_t)o.app, o.threads * o.window, o.pool) < 0 ||
-	    atp_map_free_init(&ps.map, o.ps_index, o.nps) < 0) {
+	if (atp_map_init(&ps.map, (uint16_t)o.cli.app, o.cli.threads * o.cli.window, o.cli.pool) <
+	            0 ||
+	    atp_map_free_init(&ps.map, o.ps_index, o.cli.nps) < 0) {
 		fprintf(stderr, "atp-ps: cannot build the aggregator map\n");
 		return 1;
 	}
-	ths = calloc(o.threads, sizeof(*ths));
+	ths = calloc(o.cli.threads, sizeof(*ths));
 	if (!ths)
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	for (unsigned t = 0; t < o.threads; t++) {
+	for (unsigned t = 0; t < o.cli.threads; t++) {
 		ths[t].ps = &ps;
 		ths[t].t = t;
-		ths[t].fd = atp_sock_open(o.dev, true, atp_wire_thread((uint16_t)o.app, t));
+		ths[t].fd = atp_sock_open(o.cli.dev, true, atp_wire_thread((uint16_t)o.cli.app, t));
 		if (ths[t].fd < 0) {
-			fprintf(stderr, "atp-ps: socket on %s: %s\n", o.dev, strerror(-ths[t].fd));
+			fprintf(stderr, "atp-ps: socket on %s: %s\n", o.cli.dev,
+			        strerror(-ths[t].fd));
 			return 1;
 		}
 	}
-	for (unsigned t = 0; t < o.threads; t++)
+	for (unsigned t = 0; t < o.cli.threads; t++)
 		pthread_create(&ths[t].tid, NULL, thread_main, &ths[t]);
-	if (!o.quiet)
-		fprintf(stderr, "atp-ps: app %u on %s, %u thread(s), %u free aggregators\n", o.app,
-		        o.dev, o.threads, ps.map.fifo_len);
-	for (unsigned t = 0; t < o.threads; t++) {
+	if (!o.cli.quiet)
+		fprintf(stderr, "atp-ps: app %u on %s, %u thread(s), %u free aggregators\n",
+		        o.cli.app, o.cli.dev, o.cli.threads, ps.map.fifo_len);
+	for (unsigned t = 0; t < o.cli.threads; t++) {
 		pthread_join(ths[t].tid, NULL);
 #define X(n, d) sum.n += ths[t].st.n;
 		PS_COUNTERS(X)

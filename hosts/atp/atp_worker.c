@@ -21,11 +21,10 @@
 #include "atp_sock.h"
 
 struct opts {
-	unsigned id, workers, app, nps, threads, window, pool, timeout_ms, give_up_s;
+	struct atp_cli cli; /* what the worker shares with the other workers and the PS */
+	unsigned id, timeout_ms, give_up_s;
 	uint64_t count, seed, job;
-	double scale;
-	int is_float, check, json, quiet, cc;
-	const char *dev;
+	int is_float, check, cc;
 };
 
 /* Per-thread figures, summed at the end. */
@@ -81,12 +80,12 @@ static void send_seq(struct thread *th, struct chunk *c, uint32_t seq, bool rese
 	const struct opts *o = th->w->o;
 	uint64_t off = c->base + (uint64_t)(seq - 1) * ATP_VALUES;
 	unsigned n = (unsigned)(c->len - (uint64_t)(seq - 1) * ATP_VALUES);
-	uint32_t slot = th->t * o->window + (seq - 1) % o->window;
+	uint32_t slot = th->t * o->cli.window + (seq - 1) % o->cli.window;
 	struct atp_pkt h = {
 	        .bitmap = 1u << o->id,
-	        .num_worker = (uint8_t)o->workers,
-	        .flag = (uint8_t)((c->key % o->nps) << ATP_PSINDEX_SHIFT),
-	        .app = (uint16_t)o->app,
+	        .num_worker = (uint8_t)o->cli.workers,
+	        .flag = (uint8_t)((c->key % o->cli.nps) << ATP_PSINDEX_SHIFT),
+	        .app = (uint16_t)o->cli.app,
 	        .seq = (uint16_t)seq,
 	        .key = c->key,
 	        .len = c->len,
@@ -102,7 +101,7 @@ static void send_seq(struct thread *th, struct chunk *c, uint32_t seq, bool rese
 		h.flag |= ATP_F_RESEND;
 	if (!o->is_float) {
 		atp_values_put(vb, th->w->iin + off, n);
-	} else if (atp_float_scale(th->w->fin + off, n, o->scale, o->workers, q)) {
+	} else if (atp_float_scale(th->w->fin + off, n, o->cli.scale, o->cli.workers, q)) {
 		/* Does not fit the int32 sum: raw floats, summed by the PS. */
 		atp_floats_put(vb, th->w->fin + off, n);
 		h.flag |= ATP_F_OVERFLOW;
@@ -110,7 +109,7 @@ static void send_seq(struct thread *th, struct chunk *c, uint32_t seq, bool rese
 	} else {
 		atp_values_put(vb, q, ATP_VALUES);
 	}
-	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->app, th->t), vb);
+	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
 	if (atp_sock_send(th->fd, f, sizeof(f)) < 0)
 		return; /* counted as lost: the timeout resends it */
 	c->sent_ns[seq] = now_ns();
@@ -147,7 +146,7 @@ static void take_result(struct thread *th, struct chunk *c, const struct atp_pkt
 	atp_values_get(vb, v, n);
 	for (unsigned i = 0; i < n; i++) {
 		if (o->is_float)
-			th->w->fout[off + i] = (float)((double)v[i] / o->scale);
+			th->w->fout[off + i] = (float)((double)v[i] / o->cli.scale);
 		else
 			th->w->iout[off + i] = v[i];
 	}
@@ -157,7 +156,7 @@ static void take_result(struct thread *th, struct chunk *c, const struct atp_pkt
  * waits for s's ACK) and the congestion window allow. */
 static void pump(struct thread *th, struct chunk *c)
 {
-	unsigned W = th->w->o->window;
+	unsigned W = th->w->o->cli.window;
 
 	while (c->next <= c->npk && c->inflight < c->cwnd &&
 	       (c->next <= W || c->acked[c->next - W])) {
@@ -172,9 +171,10 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 	const struct opts *o = th->w->o;
 	struct atp_pkt h;
 	uint64_t gap_ns = (uint64_t)o->timeout_ms * 250000ull; /* a quarter of the timeout */
-	uint32_t gap_min = o->window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
+	uint32_t gap_min =
+	        o->cli.window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
 
-	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->app)
+	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->cli.app)
 		return;
 	if (h.key != c->key || h.seq == 0 || h.seq > c->npk || h.seq >= c->next) {
 		th->st.stale++;
@@ -192,7 +192,8 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 	atomic_fetch_add_explicit(&th->w->done_pkts, 1, memory_order_relaxed);
 	if (h.flag & ATP_F_COLLISION) {
 		th->st.coll_acks++;
-		if (atp_map_set(&th->w->map, th->t * o->window + (h.seq - 1) % o->window, h.len))
+		if (atp_map_set(&th->w->map, th->t * o->cli.window + (h.seq - 1) % o->cli.window,
+		                h.len))
 			th->st.repoints++;
 	}
 	if (h.flag & ATP_F_ECN)
@@ -206,7 +207,7 @@ static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t 
 		if ((h.flag & ATP_F_ECN) && h.seq >= c->cc_hold) {
 			c->cc_hold = h.seq + c->cwnd;
 			c->cwnd = c->cwnd > 1 ? c->cwnd / 2 : 1;
-		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < o->window) {
+		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < o->cli.window) {
 			c->cwnd++;
 		}
 		if (c->cwnd < th->st.min_cwnd)
@@ -242,7 +243,7 @@ static int run_chunk(struct thread *th, struct chunk *c)
 	c->cum = 0;
 	c->next = 1;
 	c->inflight = 0;
-	c->cwnd = o->window;
+	c->cwnd = o->cli.window;
 	c->cc_hold = 0;
 	c->last_ack_ns = now_ns();
 	pump(th, c);
@@ -293,11 +294,11 @@ static void *thread_main(void *arg)
 	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
 	uint64_t k = 0;
 
-	th->st.min_cwnd = o->window;
+	th->st.min_cwnd = o->cli.window;
 	for (uint64_t off = 0; off < th->n; off += per, k++) {
 		/* Unique per (job, thread, chunk) and the same on every worker of the app. */
 		struct chunk c = {
-		        .key = o->job << 32 | (k * o->threads + th->t),
+		        .key = o->job << 32 | (k * o->cli.threads + th->t),
 		        .base = th->first + off,
 		        .len = (uint32_t)(th->n - off < per ? th->n - off : per),
 		};
@@ -350,44 +351,27 @@ static const char usage_text[] =
         "  -q, --quiet              no progress lines\n"
         "  -h, --help               this text\n";
 
-enum { O_POOL = 256, O_TYPE, O_SCALE, O_SEED, O_JOB, O_CHECK, O_TMO, O_GIVEUP, O_CC };
+enum { O_TYPE = 256, O_SEED, O_JOB, O_CHECK, O_TMO, O_GIVEUP, O_CC };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {{"id", required_argument, NULL, 'i'},
-	                                   {"workers", required_argument, NULL, 'n'},
-	                                   {"app", required_argument, NULL, 'a'},
-	                                   {"ps", required_argument, NULL, 'p'},
-	                                   {"dev", required_argument, NULL, 'd'},
-	                                   {"threads", required_argument, NULL, 't'},
-	                                   {"window", required_argument, NULL, 'w'},
-	                                   {"pool", required_argument, NULL, O_POOL},
+	static const struct option lo[] = {ATP_CLI_LONGOPTS,
+	                                   {"id", required_argument, NULL, 'i'},
 	                                   {"count", required_argument, NULL, 'c'},
 	                                   {"type", required_argument, NULL, O_TYPE},
-	                                   {"scale", required_argument, NULL, O_SCALE},
 	                                   {"seed", required_argument, NULL, O_SEED},
 	                                   {"job", required_argument, NULL, O_JOB},
 	                                   {"check", no_argument, NULL, O_CHECK},
 	                                   {"timeout-ms", required_argument, NULL, O_TMO},
 	                                   {"give-up-s", required_argument, NULL, O_GIVEUP},
 	                                   {"cc", no_argument, NULL, O_CC},
-	                                   {"json", no_argument, NULL, 'j'},
-	                                   {"quiet", no_argument, NULL, 'q'},
 	                                   {"help", no_argument, NULL, 'h'},
 	                                   {NULL, 0, NULL, 0}};
 	int c, have_id = 0;
-	char *end;
 
-	*o = (struct opts){.nps = 1,
-	                   .threads = 1,
-	                   .window = ATP_DEF_WINDOW,
-	                   .pool = ATP_DEF_POOL,
-	                   .timeout_ms = 20,
-	                   .give_up_s = 20,
-	                   .count = 1u << 20,
-	                   .seed = 1,
-	                   .scale = ATP_DEF_SCALE};
-	while ((c = getopt_long(argc, argv, "i:n:a:p:d:t:w:c:jqh", lo, NULL)) != -1) {
+	*o = (struct opts){.timeout_ms = 20, .give_up_s = 20, .count = 1u << 20, .seed = 1};
+	atp_cli_defaults(&o->cli);
+	while ((c = getopt_long(argc, argv, ATP_CLI_SHORTOPTS "i:c:h", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (c) {
@@ -395,37 +379,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			bad = host_parse_uint(optarg, 0, ATP_MAX_WORKERS - 1, &o->id);
 			have_id = 1;
 			break;
-		case 'n':
-			bad = host_parse_uint(optarg, 1, ATP_MAX_WORKERS, &o->workers);
-			break;
-		case 'a':
-			bad = host_parse_uint(optarg, 1, 12, &o->app);
-			break;
-		case 'p':
-			bad = host_parse_uint(optarg, 1, ATP_PS_MAX, &o->nps);
-			break;
-		case 'd':
-			o->dev = optarg;
-			break;
-		case 't':
-			bad = host_parse_uint(optarg, 1, ATP_THREADS_PER_APP, &o->threads);
-			break;
-		case 'w':
-			bad = host_parse_uint(optarg, 1, 32768, &o->window);
-			break;
-		case O_POOL:
-			bad = host_parse_uint(optarg, 1, 32768, &o->pool);
-			break;
 		case 'c':
 			bad = host_parse_count(optarg, 1ull << 34, &o->count) < 0 || o->count == 0;
 			break;
 		case O_TYPE:
 			o->is_float = strcmp(optarg, "float32") == 0;
 			bad = !o->is_float && strcmp(optarg, "int32") != 0;
-			break;
-		case O_SCALE:
-			o->scale = strtod(optarg, &end);
-			bad = *end || !(o->scale > 0);
 			break;
 		case O_SEED:
 			bad = host_parse_count(optarg, UINT64_MAX, &o->seed);
@@ -445,35 +404,33 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_CC:
 			o->cc = 1;
 			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			return -EINVAL;
+			/* The options shared with the other tool, or an unknown one. */
+			bad = atp_cli_option(&o->cli, c, optarg);
+			if (bad == 0)
+				return -EINVAL;
+			bad = bad < 0;
 		}
 		if (bad) {
-			fprintf(stderr, "atp-worker: bad value for option %s: '%s'\n",
-			        argv[optind - 1], optarg);
+			fprintf(stderr, "atp-worker: bad value for --%s: '%s'\n",
+			        host_opt_name(lo, c), optarg);
 			return -EINVAL;
 		}
 	}
-	if (optind != argc || !have_id || !o->workers || !o->app || !o->dev) {
+	if (optind != argc || !have_id || !o->cli.workers || !o->cli.app || !o->cli.dev) {
 		fprintf(stderr, "atp-worker: --id, --workers, --app and --dev are required\n");
 		return -EINVAL;
 	}
-	if (o->id >= o->workers) {
+	if (o->id >= o->cli.workers) {
 		fprintf(stderr, "atp-worker: --id must be below --workers\n");
 		return -EINVAL;
 	}
-	if ((uint64_t)o->threads * o->window > o->pool) {
+	if ((uint64_t)o->cli.threads * o->cli.window > o->cli.pool) {
 		fprintf(stderr, "atp-worker: threads * window (%u) exceeds the pool (%u)\n",
-		        o->threads * o->window, o->pool);
+		        o->cli.threads * o->cli.window, o->cli.pool);
 		return -EINVAL;
 	}
 	return 0;
@@ -490,7 +447,7 @@ static uint64_t verify(const struct worker *w, double *max_err)
 		if (!o->is_float) {
 			uint32_t e = 0;
 
-			for (unsigned k = 0; k < o->workers; k++)
+			for (unsigned k = 0; k < o->cli.workers; k++)
 				e += (uint32_t)atp_gen_int(o->seed, k, i);
 			if ((int32_t)e != w->iout[i] && bad++ == 0)
 				fprintf(stderr,
@@ -499,14 +456,15 @@ static uint64_t verify(const struct worker *w, double *max_err)
 		} else {
 			double e = 0, mag = 0, err, tol;
 
-			for (unsigned k = 0; k < o->workers; k++) {
+			for (unsigned k = 0; k < o->cli.workers; k++) {
 				double x = atp_gen_float(o->seed, k, i);
 
 				e += x;
 				mag += fabs(x);
 			}
 			err = fabs((double)w->fout[i] - e);
-			tol = o->workers / o->scale + (o->workers + 2) * ldexp(mag, -23);
+			tol = o->cli.workers / o->cli.scale +
+			      (o->cli.workers + 2) * ldexp(mag, -23);
 			if (err > *max_err)
 				*max_err = err;
 			if (!(err <= tol) && bad++ == 0)
@@ -533,7 +491,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	w.o = &o;
-	rc = atp_map_init(&w.map, (uint16_t)o.app, o.threads * o.window, o.pool);
+	rc = atp_map_init(&w.map, (uint16_t)o.cli.app, o.cli.threads * o.cli.window, o.cli.pool);
 	if (o.is_float) {
 		w.fin = malloc(o.count * sizeof(float));
 		w.fout = calloc(o.count, sizeof(float));
@@ -541,20 +499,21 @@ int main(int argc, char **argv)
 		w.iin = malloc(o.count * sizeof(int32_t));
 		w.iout = calloc(o.count, sizeof(int32_t));
 	}
-	ths = calloc(o.threads, sizeof(*ths));
+	ths = calloc(o.cli.threads, sizeof(*ths));
 	if (rc < 0 || !ths || !(o.is_float ? w.fin && w.fout : w.iin && w.iout)) {
 		fprintf(stderr, "atp-worker: out of memory\n");
 		return 1;
 	}
-	for (unsigned t = 0; t < o.threads; t++) {
+	for (unsigned t = 0; t < o.cli.threads; t++) {
 		ths[t].w = &w;
 		ths[t].t = t;
-		ths[t].first = o.count * t / o.threads;
-		ths[t].n = o.count * (t + 1) / o.threads - ths[t].first;
+		ths[t].first = o.count * t / o.cli.threads;
+		ths[t].n = o.count * (t + 1) / o.cli.threads - ths[t].first;
 		w.total_pkts += (ths[t].n + ATP_VALUES - 1) / ATP_VALUES;
-		ths[t].fd = atp_sock_open(o.dev, false, atp_wire_thread((uint16_t)o.app, t));
+		ths[t].fd =
+		        atp_sock_open(o.cli.dev, false, atp_wire_thread((uint16_t)o.cli.app, t));
 		if (ths[t].fd < 0) {
-			fprintf(stderr, "atp-worker: socket on %s: %s\n", o.dev,
+			fprintf(stderr, "atp-worker: socket on %s: %s\n", o.cli.dev,
 			        strerror(-ths[t].fd));
 			return 1;
 		}
@@ -566,23 +525,23 @@ int main(int argc, char **argv)
 			w.iin[i] = atp_gen_int(o.seed, o.id, i);
 	}
 	t0 = now_ns();
-	for (unsigned t = 0; t < o.threads; t++)
+	for (unsigned t = 0; t < o.cli.threads; t++)
 		pthread_create(&ths[t].tid, NULL, thread_main, &ths[t]);
-	for (uint64_t next = t0 + 1000000000ull; atomic_load(&w.finished) < o.threads;) {
+	for (uint64_t next = t0 + 1000000000ull; atomic_load(&w.finished) < o.cli.threads;) {
 		usleep(20000);
-		if (!o.quiet && now_ns() >= next) {
+		if (!o.cli.quiet && now_ns() >= next) {
 			next += 1000000000ull;
 			fprintf(stderr, "atp-worker %u: %" PRIu64 "/%" PRIu64 " packets acked\n",
 			        o.id, atomic_load(&w.done_pkts), w.total_pkts);
 		}
 	}
-	for (unsigned t = 0; t < o.threads; t++)
+	for (unsigned t = 0; t < o.cli.threads; t++)
 		pthread_join(ths[t].tid, NULL);
 	t1 = now_ns();
 	secs = (double)(t1 - t0) / 1e9;
 	gbps = (double)o.count * 32.0 / secs / 1e9;
-	sum.min_cwnd = o.window;
-	for (unsigned t = 0; t < o.threads; t++) {
+	sum.min_cwnd = o.cli.window;
+	for (unsigned t = 0; t < o.cli.threads; t++) {
 		struct tstats *s = &ths[t].st;
 
 		sum.sent += s->sent;
@@ -606,10 +565,10 @@ int main(int argc, char **argv)
 		bad = verify(&w, &max_err);
 		if (bad)
 			rc = 1;
-		fprintf(o.json ? stderr : stdout, "atp-worker %u: %s\n", o.id,
+		fprintf(o.cli.json ? stderr : stdout, "atp-worker %u: %s\n", o.id,
 		        bad ? "result WRONG" : "result verified");
 	}
-	if (o.json)
+	if (o.cli.json)
 		printf("{\"id\":%u,\"app\":%u,\"workers\":%u,\"threads\":%u,\"window\":%u,"
 		       "\"type\":\"%s\",\"elems\":%" PRIu64
 		       ",\"seconds\":%.3f,\"goodput_gbps\":%.3f,"
@@ -620,7 +579,7 @@ int main(int argc, char **argv)
 		       ",\"overflow_packets\":%" PRIu64 ",\"float_results\":%" PRIu64
 		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s,\"bad\":"
 		       "%" PRIu64 ",\"max_err\":%g}\n",
-		       o.id, o.app, o.workers, o.threads, o.window,
+		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window,
 		       o.is_float ? "float32" : "int32", o.count, secs, gbps, w.total_pkts,
 		       sum.sent, sum.resends, sum.timeouts, sum.acks, sum.dup_acks, sum.stale,
 		       sum.coll_acks, sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks,

@@ -2,6 +2,7 @@
 /* Number arguments of the host tools (host_args.h). */
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -45,4 +46,12 @@ int host_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 		return -ERANGE;
 	*out = (unsigned)v;
 	return 0;
+}
+
+const char *host_opt_name(const struct option *lo, int c)
+{
+	for (; lo->name != NULL; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
 }

@@ -15,4 +15,10 @@ int host_parse_count(const char *s, uint64_t max, uint64_t *out);
 /* host_parse_count() for a value between lo and hi. */
 int host_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
 
+struct option;
+
+/* The long name of the getopt_long() option whose code is c in the table lo, for messages
+ * ("?" if none has it). */
+const char *host_opt_name(const struct option *lo, int c);
+
 #endif
