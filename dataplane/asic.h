@@ -411,6 +411,130 @@ static inline bool isw_salu_release(struct isw_pass *p, const struct isw_reg *r,
 	return true;
 }
 
+/* Sets the bits of mask in the cell to those of v; returns the cell afterwards. */
+static inline uint32_t isw_salu_bits_assign(struct isw_pass *p, const struct isw_reg *r,
+                                            uint32_t idx, uint32_t mask, uint32_t v)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	*c = (*c & ~mask) | (v & mask);
+	return *c;
+}
+
+/* Test-and-set of a tag: returns true when the cell already holds v, else stores v. */
+static inline bool isw_salu_tag_test_set(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                         uint32_t v)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	if (*c == v)
+		return true;
+	*c = v;
+	return false;
+}
+
+enum isw_win {
+	ISW_WIN_OK = 0,    /* within the window; the high-water mark advanced if seq was later */
+	ISW_WIN_STALE = 1, /* more than w behind the newest seq */
+	ISW_WIN_AHEAD = 2, /* w or more beyond the next expected seq */
+};
+
+/*
+ * Sliding-window check of a sequence number against a cell holding next = 1 + the newest seq
+ * accepted (0 before any), in serial arithmetic so seqs may wrap. With d = seq - next as a signed
+ * 32-bit number: d < -w is stale, d >= w is ahead, anything else is accepted and next becomes
+ * seq + 1 when that is later. One SALU: a compare pair and a conditional store.
+ */
+static inline enum isw_win isw_salu_window(struct isw_pass *p, const struct isw_reg *r,
+                                           uint32_t idx, uint32_t seq, uint32_t w)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	int32_t d = (int32_t)(seq - *c);
+	if (d < -(int32_t)w)
+		return ISW_WIN_STALE;
+	if (d >= (int32_t)w)
+		return ISW_WIN_AHEAD;
+	if (d >= 0)
+		*c = seq + 1;
+	return ISW_WIN_OK;
+}
+
+/* ---- Key-value entries: a vector register of ISW_KV_LANES lanes per index. ----
+ *
+ * Lane 0 says whether the entry is used, lanes 1..4 hold the key (up to 16 bytes, as the bytes
+ * appear in the packet), lane 5 the value in host order. On a Tofino each lane is an array with
+ * its own SALU, chained through the stages (a key compare feeding the next lane's condition);
+ * the model runs the chain as one operation and counts one access for the vector.
+ */
+#define ISW_KV_LANES     6u
+#define ISW_KV_KEY_WORDS 4u
+
+enum isw_kv_op {
+	ISW_KV_ADD = 0, /* 32-bit wrap-around add */
+	ISW_KV_MAX = 1, /* signed 32-bit maximum */
+	ISW_KV_MIN = 2, /* signed 32-bit minimum */
+};
+
+enum isw_kv_res {
+	ISW_KV_CLAIMED = 0,  /* the entry was empty: it holds key and value now */
+	ISW_KV_COMBINED = 1, /* it held key: the value is combined in */
+	ISW_KV_OTHER = 2,    /* it holds another key: nothing changed */
+};
+
+static inline bool isw_kv_key_eq(const uint32_t *c, const uint8_t *key, unsigned words)
+{
+	uint32_t k[ISW_KV_KEY_WORDS];
+	memcpy(k, key, 4u * words);
+	uint32_t diff = c[0] ^ k[0];
+	for (unsigned i = 1; i < words; i++)
+		diff |= c[i] ^ k[i];
+	return diff == 0;
+}
+
+/*
+ * Compare-and-claim, then combine: claims an empty entry for key (words 32-bit words of key
+ * bytes) with value, combines value into an entry holding key with op, and leaves an entry
+ * holding another key as it is.
+ */
+static inline enum isw_kv_res isw_salu_kv_update(struct isw_pass *p, const struct isw_reg *r,
+                                                 uint32_t idx, const uint8_t *key, unsigned words,
+                                                 uint32_t value, enum isw_kv_op op)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_vec_cell(r, idx);
+	if (c[0] == 0) {
+		c[0] = 1;
+		memset(&c[1], 0, 4u * ISW_KV_KEY_WORDS);
+		memcpy(&c[1], key, 4u * words);
+		c[5] = value;
+		return ISW_KV_CLAIMED;
+	}
+	if (!isw_kv_key_eq(&c[1], key, words))
+		return ISW_KV_OTHER;
+	int32_t cur = (int32_t)c[5], v = (int32_t)value;
+	if (op == ISW_KV_ADD)
+		c[5] += value;
+	else if (op == ISW_KV_MAX ? v > cur : v < cur)
+		c[5] = value;
+	return ISW_KV_COMBINED;
+}
+
+/* Map.clear of an entry: when it is used, copies key (words words) and value out, empties it
+ * and returns true. */
+static inline bool isw_salu_kv_take(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                    uint8_t *key, unsigned words, uint32_t *value)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_vec_cell(r, idx);
+	if (c[0] == 0)
+		return false;
+	memcpy(key, &c[1], 4u * words);
+	*value = c[5];
+	memset(c, 0, 4u * ISW_KV_LANES);
+	return true;
+}
+
 /* Map.get over lanes 0..n-1, written big-endian to out. */
 static inline void isw_salu_vec_read(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
                                      void *out, unsigned n)

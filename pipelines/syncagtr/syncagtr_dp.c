@@ -16,6 +16,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "arp.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "syncagtr.h"
@@ -160,26 +161,10 @@ static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const s
 static inline int sa_arp(struct isw_worker *w, struct rte_mbuf *m, const struct sa_conf *c,
                          uint8_t *p, uint32_t len)
 {
-	if (len < SA_ETH_LEN + 28)
-		return ISW_PKT_NEXT;
-	uint8_t *a = p + SA_ETH_LEN;
-	static const uint8_t req[8] = {0, 1, 8, 0, 6, 4, 0, 1};
-	if (memcmp(a, req, sizeof(req)) != 0)
-		return ISW_PKT_NEXT;
 	rte_be32_t tpa;
-	memcpy(&tpa, a + 24, 4);
-	if (sa_session_by_ip(c, tpa) == NULL)
+	if (!isw_arp_request(p, len, &tpa) || sa_session_by_ip(c, tpa) == NULL)
 		return ISW_PKT_NEXT;
-	a[7] = 2; /* reply */
-	uint8_t sha[6], spa[4];
-	memcpy(sha, a + 8, 6);
-	memcpy(spa, a + 14, 4);
-	memcpy(a + 8, c->mac, 6);
-	memcpy(a + 14, &tpa, 4);
-	memcpy(a + 18, sha, 6);
-	memcpy(a + 24, spa, 4);
-	memcpy(p, sha, 6);
-	memcpy(p + 6, c->mac, 6);
+	isw_arp_answer(p, c->mac);
 	sa_gcounters[w->index].arp_replies++;
 	isw_tx(w, m, isw_meta(m)->in_port);
 	return ISW_PKT_TAKEN;

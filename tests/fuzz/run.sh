@@ -17,12 +17,12 @@ core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c datapl
       dataplane/dp_cmds.c control/args.c control/cmd.c control/json.c control/server.c
       control/telemetry.c pipelines/l2/l2.c pipelines/flowcount/flowcount.c
       pipelines/syncagtr/syncagtr_ctl.c pipelines/syncagtr/syncagtr_dp.c
-      pipelines/atp/atp_ctl.c pipelines/atp/atp_dp.c)
+      pipelines/atp/atp_ctl.c pipelines/atp/atp_dp.c pipelines/ask/ask_ctl.c pipelines/ask/ask_dp.c)
 bin=$out/fuzz_$name
 # shellcheck disable=SC2046
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp \
+	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp -Ipipelines/ask \
 	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" $(pkg-config --libs libdpdk) -o "$bin")
 
 corpus=$out/corpus-$name

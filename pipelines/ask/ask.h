@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ASK: key-value stream aggregation (docs/ask.md). Internal interface between the data path
+ * (ask_dp.c, worker lcores) and the control side (ask_ctl.c, control thread): the configuration
+ * snapshot published by RCU, the register arrays, the per-task FETCH replay buffers and the
+ * counters.
+ *
+ * Memory layout. The aggregator arrays are ASK_AA_UNITS physical arrays of ASK_ROWS entries,
+ * one per group of stages; slot j of a packet goes to array j % ASK_AA_UNITS in pass
+ * j / ASK_AA_UNITS (a packet of more slots recirculates). A task takes a range of rows, the
+ * same in every array: in array u, the rows [aa_base + (pass * 2 + copy) * aa_size, + aa_size)
+ * are AA_j's copy `copy` for j = pass * ASK_AA_UNITS + u. The rings take a range of positions:
+ * channel ch's 2W positions start at ring_base + ch * 2W.
+ */
+#ifndef ISW_ASK_H
+#define ISW_ASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
+#include "asic.h"
+#include "ask_proto.h"
+#include "isw_limits.h"
+
+struct isw_worker;
+struct rte_mbuf;
+
+#define ASK_TASKS_MAX  64    /* registered tasks at once; index 1..64 */
+#define ASK_AA_UNITS   8     /* physical aggregator arrays (slots per pass) */
+#define ASK_ROWS       65536 /* entries per physical aggregator array */
+#define ASK_RING       65536 /* seen/AggState positions, all tasks' channels together */
+#define ASK_AA_MAX     32768 /* largest AA size (entries per copy of one slot) */
+#define ASK_WINDOW_MAX 4096  /* largest W */
+#define ASK_FETCH_SCAN 1024  /* entries one FETCH looks at, at most */
+#define ASK_NO_PORT    0     /* sender_ports = 0: any port but the receiver's */
+
+enum ask_reg {
+	ASK_REG_WINDOW, /* per channel (at its first ring position): next = 1 + newest seq */
+	ASK_REG_SEEN,   /* per ring position: the seq processed there last */
+	ASK_REG_ACTIVE, /* per task index: bit j = the active copy of AA_j */
+	ASK_REG_AA0,    /* ASK_AA_UNITS key-value arrays follow, one per unit */
+	ASK_REG_AGGSTATE = ASK_REG_AA0 + ASK_AA_UNITS, /* per ring position: slots absorbed */
+	ASK_REG_NB,
+};
+
+struct ask_task {
+	bool valid;
+	uint8_t nslots;
+	uint8_t key_bytes;
+	uint8_t op;     /* enum isw_kv_op */
+	uint8_t mac[6]; /* receiver */
+	uint16_t id;
+	uint16_t nchannels;
+	uint16_t port;         /* receiver's switch port */
+	rte_be16_t udp_port;   /* receiver's UDP port */
+	rte_be32_t ip;         /* receiver's IPv4 address */
+	uint32_t sender_ports; /* bit p: DATA may come in on port p; 0 = any but the receiver's */
+	uint32_t window;       /* W, a power of two */
+	uint32_t aa_size;      /* entries per copy, a power of two */
+	uint32_t aa_base;      /* first row in every aggregator array */
+	uint32_t ring_base;    /* first ring position */
+};
+
+struct ask_conf {
+	uint16_t udp_port; /* host order */
+	uint8_t mac[6];    /* the ASK address: answers ARP for ip, if ip != 0 */
+	rte_be32_t ip;
+	struct ask_task tasks[ASK_TASKS_MAX + 1]; /* index 0 unused */
+	uint8_t index[65536];                     /* task id -> index, 0 = none */
+};
+
+/*
+ * The last FETCH_REPLY of a task, replayed for a FETCH that repeats its key: written only by the
+ * lcore that owns the task's shard, reset by the control thread when the task is (re)created.
+ */
+struct ask_fetch_cache {
+	bool valid;
+	uint32_t seq, sel, start, count; /* the request it answers */
+	uint16_t len;                    /* bytes of reply from the ASK header on */
+	uint8_t reply[ASK_HDR_LEN + ASK_FETCH_BYTES];
+} __rte_cache_aligned;
+
+struct ask_counters {
+	uint64_t pkts;           /* DATA packets processed (first and repeated) */
+	uint64_t tuples;         /* valid slots of first occurrences */
+	uint64_t claims;         /* tuples that claimed an empty entry */
+	uint64_t combines;       /* tuples combined into an entry holding their key */
+	uint64_t collisions;     /* tuples left in the packet: the entry holds another key */
+	uint64_t repeats;        /* DATA packets seen before (retransmissions, duplicates) */
+	uint64_t repeat_cleared; /* tuples cleared from repeats (absorbed the first time) */
+	uint64_t long_pkts;      /* LONG packets passed through */
+	uint64_t last_pkts;      /* packets with LAST */
+	uint64_t swaps;          /* SWAP requests answered */
+	uint64_t fetches;        /* FETCH requests answered */
+	uint64_t fetch_replays;  /* ... with the kept reply (a retry) */
+	uint64_t fetched;        /* entries read and cleared by FETCH */
+	uint64_t bad_requests;   /* SWAP or FETCH answered with ERROR */
+	uint64_t drops;          /* packets of the task dropped (any reason) */
+} __rte_cache_aligned;
+
+struct ask_global_counters {
+	uint64_t arp_replies;
+	uint64_t unknown_task;
+} __rte_cache_aligned;
+
+extern struct ask_conf *ask_conf_cur;
+extern struct isw_reg *ask_regs[ASK_REG_NB];
+extern struct ask_fetch_cache ask_fetch[ASK_TASKS_MAX + 1];
+extern struct ask_counters ask_counters[ISW_MAX_WORKERS][ASK_TASKS_MAX + 1];
+extern struct ask_global_counters ask_gcounters[ISW_MAX_WORKERS];
+
+/* Passes of a packet of nslots slots through the aggregator arrays. */
+static inline unsigned ask_passes(unsigned nslots)
+{
+	return (nslots + ASK_AA_UNITS - 1) / ASK_AA_UNITS;
+}
+
+/* Row of entry e of AA_slot's copy in the aggregator array of unit slot % ASK_AA_UNITS. */
+static inline uint32_t ask_row(const struct ask_task *t, unsigned slot, unsigned copy, uint32_t e)
+{
+	return t->aa_base + ((slot / ASK_AA_UNITS) * 2u + copy) * t->aa_size + e;
+}
+
+/* The pipeline's packet entry points (fast and strict builds). */
+int ask_process(struct isw_worker *w, struct rte_mbuf *m);
+int ask_process_strict(struct isw_worker *w, struct rte_mbuf *m);
+
+#endif

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ASK data path (docs/ask.md): DATA through the window register, the seen/AggState rings and the
+ * aggregator arrays, then on to the receiver; SWAP and FETCH answered out of the ingress port;
+ * ARP for the ASK address. Runs on worker lcores: no allocation, locks, logs or syscalls; every
+ * field is length-checked before it is read. State is sharded by task.
+ *
+ * Stages (ask_ctl.c declares them): 0 task table; 1 window, seen and active copy; 2..13 the
+ * aggregator arrays, two per group of three stages; 14 AggState. A packet of more than
+ * ASK_AA_UNITS slots recirculates once per further group of ASK_AA_UNITS slots.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "arp.h"
+#include "ask.h"
+#include "pipeline.h"
+#include "worker.h"
+
+#define ETH_TYPE_IPV4 0x0800
+#define ETH_TYPE_ARP  0x0806
+#define IP_PROTO_UDP  17
+#define IP_FRAG_MASK  0x3FFF
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void drop(struct isw_worker *w, struct rte_mbuf *m, struct ask_counters *cnt,
+                        enum isw_drop reason)
+{
+	if (cnt != NULL)
+		cnt->drops++;
+	isw_drop(w, m, reason);
+}
+
+static inline void ip_csum_set(uint8_t *ip)
+{
+	struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+	h->hdr_checksum = 0;
+	h->hdr_checksum = rte_ipv4_cksum(h);
+}
+
+/* DATA on to the task's receiver, whatever the sender addressed: destination MAC, IP and UDP
+ * port from the task. The payload changed, so the UDP checksum goes to zero. */
+static inline void to_receiver(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                               const struct ask_task *t)
+{
+	uint8_t *ip = p + ASK_ETH_LEN;
+	uint8_t *udp = ip + ASK_IP_LEN;
+	memcpy(p, t->mac, 6);
+	if (memcmp(ip + 16, &t->ip, 4) != 0) {
+		memcpy(ip + 16, &t->ip, 4);
+		ip_csum_set(ip);
+	}
+	memcpy(udp + 2, &t->udp_port, 2);
+	udp[6] = udp[7] = 0;
+	isw_tx(w, m, t->port);
+}
+
+/* A reply back out of the ingress port: Ethernet and IPv4 addresses and UDP ports swapped
+ * (which leaves the IPv4 checksum as it is unless the length changed), checksum zero. */
+static inline void bounce(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, uint32_t paylen)
+{
+	uint8_t tmp[6];
+	uint8_t *ip = p + ASK_ETH_LEN;
+	uint8_t *udp = ip + ASK_IP_LEN;
+	memcpy(tmp, p, 6);
+	memcpy(p, p + 6, 6);
+	memcpy(p + 6, tmp, 6);
+	memcpy(tmp, ip + 12, 4);
+	memcpy(ip + 12, ip + 16, 4);
+	memcpy(ip + 16, tmp, 4);
+	memcpy(tmp, udp, 2);
+	memcpy(udp, udp + 2, 2);
+	memcpy(udp + 2, tmp, 2);
+	uint16_t iplen = (uint16_t)(ASK_IP_LEN + ASK_UDP_LEN + ASK_HDR_LEN + paylen);
+	if (rd16(ip + 2) != iplen) {
+		ip[2] = (uint8_t)(iplen >> 8);
+		ip[3] = (uint8_t)iplen;
+		ip_csum_set(ip);
+	}
+	ask_put16(udp + 4, (uint16_t)(ASK_UDP_LEN + ASK_HDR_LEN + paylen));
+	udp[6] = udp[7] = 0;
+	uint32_t flen = ASK_PAY_OFF + paylen;
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+	isw_tx(w, m, isw_meta(m)->in_port);
+}
+
+/* Zeroes the slots in bits of the payload and clears them from the bitmap. */
+static inline void slots_clear(struct ask_hdr *h, uint8_t *pay, uint32_t bitmap, uint32_t bits,
+                               unsigned rec)
+{
+	for (uint32_t b = bits; b != 0; b &= b - 1)
+		memset(pay + (unsigned)__builtin_ctz(b) * rec, 0, rec);
+	ask_put32(h->bitmap, bitmap & ~bits);
+}
+
+/*
+ * The aggregator arrays for the valid slots of a first occurrence; returns the slots absorbed.
+ * Inlined once per key width, so the hash and the key compare see a constant length.
+ */
+static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struct ask_task *t,
+                                              unsigned ti, const uint8_t *pay, uint32_t bitmap,
+                                              unsigned kb, struct ask_counters *cnt)
+{
+	const unsigned rec = kb + ASK_VALUE_LEN;
+	uint32_t active = isw_salu_read(pass, ask_regs[ASK_REG_ACTIVE], ti);
+	uint32_t absorbed = 0;
+	unsigned q = 0;
+	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
+		unsigned j = (unsigned)__builtin_ctz(b);
+		if (j / ASK_AA_UNITS != q) {
+			q = j / ASK_AA_UNITS;
+			isw_pass_recirculate(pass);
+		}
+		const uint8_t *s = pay + j * rec;
+		uint32_t e = ask_key_entry(s, kb, t->aa_size);
+		uint32_t row = ask_row(t, j, (active >> j) & 1u, e);
+		enum isw_kv_res r =
+		        isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + j % ASK_AA_UNITS], row, s,
+		                           kb / 4, ask_be32(s + kb), (enum isw_kv_op)t->op);
+		if (r == ISW_KV_OTHER) {
+			cnt->collisions++;
+			continue;
+		}
+		absorbed |= 1u << j;
+		if (r == ISW_KV_CLAIMED)
+			cnt->claims++;
+		else
+			cnt->combines++;
+	}
+	return absorbed;
+}
+
+static inline int ask_data(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, uint32_t len,
+                           const struct ask_task *t, unsigned ti, struct isw_pass *pass)
+{
+	struct ask_counters *cnt = &ask_counters[w->index][ti];
+	struct ask_hdr *h = (struct ask_hdr *)(p + ASK_HDR_OFF);
+	uint16_t in_port = isw_meta(m)->in_port;
+	if (unlikely(t->sender_ports ? !((t->sender_ports >> (in_port & 31)) & 1)
+	                             : in_port == t->port)) {
+		drop(w, m, cnt, ISW_DROP_ASK_PORT);
+		return ISW_PKT_TAKEN;
+	}
+	uint32_t ch = ask_be16(h->channel);
+	if (unlikely(ch >= t->nchannels)) {
+		drop(w, m, cnt, ISW_DROP_ASK_CHANNEL);
+		return ISW_PKT_TAKEN;
+	}
+	bool is_long = h->flags & ASK_F_LONG;
+	uint32_t bitmap = ask_be32(h->bitmap);
+	if (!is_long) {
+		if (unlikely(h->nslots != t->nslots || h->key_bytes != t->key_bytes ||
+		             (bitmap >> (t->nslots - 1) >> 1) != 0)) {
+			drop(w, m, cnt, ISW_DROP_ASK_SHAPE);
+			return ISW_PKT_TAKEN;
+		}
+		if (unlikely(len < ask_data_len(t->nslots, t->key_bytes))) {
+			drop(w, m, cnt, ISW_DROP_MALFORMED);
+			return ISW_PKT_TAKEN;
+		}
+	}
+	if (!isw_shard_claim(w, m, ti))
+		return ISW_PKT_TAKEN;
+	isw_pass_begin(pass);
+	uint32_t seq = ask_be32(h->seq);
+	uint32_t ring = t->ring_base + ch * 2u * t->window;
+	enum isw_win win = isw_salu_window(pass, ask_regs[ASK_REG_WINDOW], ring, seq, t->window);
+	if (unlikely(win != ISW_WIN_OK)) {
+		drop(w, m, cnt, win == ISW_WIN_STALE ? ISW_DROP_ASK_STALE : ISW_DROP_ASK_WINDOW);
+		return ISW_PKT_TAKEN;
+	}
+	cnt->last_pkts += (h->flags & ASK_F_LAST) != 0;
+	if (is_long) {
+		cnt->long_pkts++;
+		to_receiver(w, m, p, t);
+		return ISW_PKT_TAKEN;
+	}
+	cnt->pkts++;
+	uint32_t pos = ring + (seq & (2u * t->window - 1));
+	uint8_t *pay = p + ASK_PAY_OFF;
+	unsigned rec = ask_rec_len(t->key_bytes);
+	uint32_t absorbed;
+	if (isw_salu_tag_test_set(pass, ask_regs[ASK_REG_SEEN], pos, seq)) {
+		/* Seen before: the slots absorbed then go, and nothing is aggregated again. */
+		absorbed = isw_salu_read(pass, ask_regs[ASK_REG_AGGSTATE], pos) & bitmap;
+		cnt->repeats++;
+		cnt->repeat_cleared += (uint64_t)__builtin_popcount(absorbed);
+	} else {
+		cnt->tuples += (uint64_t)__builtin_popcount(bitmap);
+		switch (t->key_bytes) {
+		case 4:
+			absorbed = aggregate(pass, t, ti, pay, bitmap, 4, cnt);
+			break;
+		case 8:
+			absorbed = aggregate(pass, t, ti, pay, bitmap, 8, cnt);
+			break;
+		default:
+			absorbed = aggregate(pass, t, ti, pay, bitmap, 16, cnt);
+			break;
+		}
+		isw_salu_write(pass, ask_regs[ASK_REG_AGGSTATE], pos, absorbed);
+	}
+	if (absorbed != 0)
+		slots_clear(h, pay, bitmap, absorbed, rec);
+	to_receiver(w, m, p, t);
+	return ISW_PKT_TAKEN;
+}
+
+/* The selector of a SWAP or FETCH (slot | copy << 8), checked against the task. */
+static inline bool sel_ok(const struct ask_task *t, uint32_t sel)
+{
+	return (sel & ~0x1FFu) == 0 && ASK_SEL_SLOT(sel) < t->nslots;
+}
+
+static inline void reply_header(struct ask_hdr *h, const struct ask_task *t, uint8_t type,
+                                uint8_t flags, uint32_t sel)
+{
+	h->type = type;
+	h->flags = flags;
+	h->nslots = t->nslots;
+	h->key_bytes = t->key_bytes;
+	ask_put32(h->bitmap, sel);
+}
+
+static inline int ask_swap(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                           const struct ask_task *t, unsigned ti, struct isw_pass *pass)
+{
+	struct ask_counters *cnt = &ask_counters[w->index][ti];
+	struct ask_hdr *h = (struct ask_hdr *)(p + ASK_HDR_OFF);
+	uint32_t sel = ask_be32(h->bitmap);
+	if (unlikely(!sel_ok(t, sel))) {
+		cnt->bad_requests++;
+		reply_header(h, t, ASK_SWAP_DONE, ASK_F_ERROR, sel);
+		bounce(w, m, p, 0);
+		return ISW_PKT_TAKEN;
+	}
+	if (!isw_shard_claim(w, m, ti))
+		return ISW_PKT_TAKEN;
+	isw_pass_begin(pass);
+	unsigned slot = ASK_SEL_SLOT(sel);
+	uint32_t active = isw_salu_bits_assign(pass, ask_regs[ASK_REG_ACTIVE], ti, 1u << slot,
+	                                       ASK_SEL_COPY(sel) << slot);
+	cnt->swaps++;
+	reply_header(h, t, ASK_SWAP_DONE, 0, ASK_SEL(slot, (active >> slot) & 1u));
+	memset(h->start, 0, 8);
+	bounce(w, m, p, 0);
+	return ISW_PKT_TAKEN;
+}
+
+/*
+ * FETCH: read and clear up to count used entries of one copy, looking at no more than
+ * ASK_FETCH_SCAN from start. It is the model's register-read path for the receiver (like the
+ * ctl tool's reads, through the owning lcore), not a pipeline pass: strict mode does not count
+ * its accesses. The reply is kept for a retry of the same request.
+ */
+static inline int ask_fetch_req(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                                const struct ask_task *t, unsigned ti)
+{
+	struct ask_counters *cnt = &ask_counters[w->index][ti];
+	struct ask_hdr *h = (struct ask_hdr *)(p + ASK_HDR_OFF);
+	uint32_t seq = ask_be32(h->seq), sel = ask_be32(h->bitmap);
+	uint32_t start = ask_be32(h->start), count = ask_be32(h->count);
+	if (unlikely(!sel_ok(t, sel) || start > t->aa_size)) {
+		cnt->bad_requests++;
+		reply_header(h, t, ASK_FETCH_REPLY, ASK_F_ERROR, sel);
+		ask_put32(h->count, 0);
+		bounce(w, m, p, 0);
+		return ISW_PKT_TAKEN;
+	}
+	if (unlikely(m->nb_segs != 1 || m->buf_len < m->data_off + ASK_PAY_OFF + ASK_FETCH_BYTES)) {
+		drop(w, m, cnt, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	if (!isw_shard_claim(w, m, ti))
+		return ISW_PKT_TAKEN;
+	struct ask_fetch_cache *fc = &ask_fetch[ti];
+	cnt->fetches++;
+	if (fc->valid && fc->seq == seq && fc->sel == sel && fc->start == start &&
+	    fc->count == count) {
+		cnt->fetch_replays++;
+		memcpy(h, fc->reply, fc->len);
+		bounce(w, m, p, fc->len - ASK_HDR_LEN);
+		return ISW_PKT_TAKEN;
+	}
+	unsigned kb = t->key_bytes, rec = ask_rec_len(kb);
+	uint32_t want = RTE_MIN(count, ask_fetch_max(kb));
+	unsigned slot = ASK_SEL_SLOT(sel);
+	const struct isw_reg *r = ask_regs[ASK_REG_AA0 + slot % ASK_AA_UNITS];
+	uint32_t row0 = ask_row(t, slot, ASK_SEL_COPY(sel), 0);
+	uint32_t end = RTE_MIN(t->aa_size, start + ASK_FETCH_SCAN);
+	uint8_t *out = p + ASK_PAY_OFF;
+	uint32_t i = start, n = 0;
+	for (; i < end && n < want; i++) {
+		uint32_t v;
+		if (!isw_salu_kv_take(NULL, r, row0 + i, out, kb / 4, &v))
+			continue;
+		ask_put32(out + kb, v);
+		out += rec;
+		n++;
+	}
+	cnt->fetched += n;
+	reply_header(h, t, ASK_FETCH_REPLY, 0, sel);
+	ask_put32(h->start, i);
+	ask_put32(h->count, n);
+	uint32_t paylen = n * rec;
+	fc->valid = true;
+	fc->seq = seq;
+	fc->sel = sel;
+	fc->start = start;
+	fc->count = count;
+	fc->len = (uint16_t)(ASK_HDR_LEN + paylen);
+	memcpy(fc->reply, h, fc->len);
+	bounce(w, m, p, paylen);
+	return ISW_PKT_TAKEN;
+}
+
+static inline int ask_arp(struct isw_worker *w, struct rte_mbuf *m, const struct ask_conf *c,
+                          uint8_t *p, uint32_t len)
+{
+	uint32_t tpa;
+	if (c->ip == 0 || !isw_arp_request(p, len, &tpa) || tpa != c->ip)
+		return ISW_PKT_NEXT;
+	isw_arp_answer(p, c->mac);
+	ask_gcounters[w->index].arp_replies++;
+	isw_tx(w, m, isw_meta(m)->in_port);
+	return ISW_PKT_TAKEN;
+}
+
+static __rte_always_inline int ask_process_common(struct isw_worker *w, struct rte_mbuf *m,
+                                                  struct isw_pass *pass)
+{
+	const struct ask_conf *c = ISW_RCU_LOAD(ask_conf_cur);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (unlikely(c == NULL || len < ASK_HDR_OFF)) /* an ARP frame is ASK_HDR_OFF long */
+		return ISW_PKT_NEXT;
+	uint16_t etype = rd16(p + 12);
+	if (unlikely(etype != ETH_TYPE_IPV4))
+		return etype == ETH_TYPE_ARP ? ask_arp(w, m, c, p, len) : ISW_PKT_NEXT;
+	const uint8_t *ip = p + ASK_ETH_LEN;
+	if (ip[0] != 0x45 || ip[9] != IP_PROTO_UDP || (rd16(ip + 6) & IP_FRAG_MASK) != 0 ||
+	    rd16(ip + ASK_IP_LEN + 2) != c->udp_port)
+		return ISW_PKT_NEXT;
+	/* Ours by port from here on: the IP length bounds what follows (not Ethernet padding). */
+	uint32_t iplen = rd16(ip + 2);
+	if (unlikely(len < ASK_PAY_OFF || iplen < ASK_PAY_OFF - ASK_ETH_LEN ||
+	             iplen > len - ASK_ETH_LEN)) {
+		isw_drop(w, m, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	len = ASK_ETH_LEN + iplen;
+	const struct ask_hdr *h = (const struct ask_hdr *)(p + ASK_HDR_OFF);
+	uint8_t type = h->type;
+	if (type == ASK_DATA_ACK || type == ASK_SWAP_DONE || type == ASK_FETCH_REPLY)
+		return ISW_PKT_NEXT; /* replies on their way to a host */
+	if (unlikely(type != ASK_DATA && type != ASK_SWAP && type != ASK_FETCH)) {
+		isw_drop(w, m, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	unsigned ti = c->index[ask_be16(h->task)];
+	if (unlikely(ti == 0)) {
+		ask_gcounters[w->index].unknown_task++;
+		isw_drop(w, m, ISW_DROP_ASK_TASK);
+		return ISW_PKT_TAKEN;
+	}
+	const struct ask_task *t = &c->tasks[ti];
+	if (likely(type == ASK_DATA))
+		return ask_data(w, m, p, len, t, ti, pass);
+	if (unlikely(isw_meta(m)->in_port != t->port)) {
+		drop(w, m, &ask_counters[w->index][ti], ISW_DROP_ASK_PORT);
+		return ISW_PKT_TAKEN;
+	}
+	if (type == ASK_SWAP)
+		return ask_swap(w, m, p, t, ti, pass);
+	return ask_fetch_req(w, m, p, t, ti);
+}
+
+int ask_process(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return ask_process_common(w, m, NULL);
+}
+
+int ask_process_strict(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return ask_process_common(w, m, &w->pass);
+}
