@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ASK pipeline on hand-made packets (docs/ask.md): claim, combine, collision; first and
+ * repeated seq; the ring wrapping at 2W and the window register's stale and ahead drops; SWAP
+ * (idempotent) and FETCH (bounded, read-and-clear, the replay of a lost reply); LONG pass-through;
+ * the operators; every malformed case a counted drop; ARP for the ASK address; strict mode.
+ * Runs EAL without hugepages or devices; results are read from the worker's transmit buffers
+ * and the register arrays.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "ask.h"
+#include "cmd.h"
+#include "dp.h"
+#include "isw_test.h"
+#include "pipeline.h"
+#include "worker.h"
+
+#define NPORTS 4
+#define RX     3 /* receivers' port */
+
+static struct isw_worker *w;
+static struct isw_json out;
+
+/* Task 1: 4 slots of 8-byte keys, add, window 4, AA 16. Task 2: 2 slots of 4-byte keys, max,
+ * senders on port 1 only, receiver UDP port 7000. Task 3: 16 slots of 16-byte keys, min. */
+static const char *const config[] = {
+        "pipeline enable ask",
+        "ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 2 window 4 slots 4 "
+        "key-bytes 8 op add aa-size 16",
+        "ask task add 2 receiver 02:00:00:00:00:0a,10.0.0.10,7000,3 channels 1 window 4 slots 2 "
+        "key-bytes 4 op max aa-size 16 senders 1",
+        "ask task add 3 receiver 02:00:00:00:00:0b,10.0.0.11,42405,3 channels 1 window 8 slots 16 "
+        "key-bytes 16 op min aa-size 64",
+        "ask config set ip 10.0.0.254",
+};
+
+static void run(const char *line, int expect_ok)
+{
+	int rc = isw_cmd_exec(line, &out);
+	if ((rc == 0) != expect_ok)
+		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	isw_json_init(&out);
+	w = isw_test_worker();
+	assert_non_null(w);
+	assert_int_equal(isw_test_switch_up(config, RTE_DIM(config), &out), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	isw_test_tx_clear(w);
+	isw_test_switch_down();
+	isw_json_free(&out);
+	rte_free(w);
+	return 0;
+}
+
+/* ---- Packets ---- */
+
+struct pkt {
+	uint8_t type, flags;
+	uint16_t task, channel;
+	uint8_t nslots, kb; /* 0 = the task's */
+	uint32_t seq, bitmap, start, count;
+	uint64_t key[ASK_SLOTS_MAX]; /* slot j's key: this number, big-endian in the last 8 bytes */
+	uint32_t val[ASK_SLOTS_MAX];
+	uint16_t trunc; /* bytes cut from the end */
+	uint16_t udp;   /* destination port; 0 = 42405 */
+};
+
+static const struct ask_task *task(uint16_t id)
+{
+	const struct ask_conf *c = ask_conf_cur;
+	assert_non_null(c);
+	assert_int_not_equal(c->index[id], 0);
+	return &c->tasks[c->index[id]];
+}
+
+static void key_bytes(uint8_t *k, uint64_t v, unsigned kb)
+{
+	memset(k, 0, kb);
+	for (unsigned i = 0; i < 8 && i < kb; i++)
+		k[kb - 1 - i] = (uint8_t)(v >> (8 * i));
+}
+
+static struct rte_mbuf *mk(const struct pkt *f, uint16_t in_port)
+{
+	uint8_t b[2048];
+	memset(b, 0, sizeof(b));
+	const struct ask_task *t = ask_conf_cur->index[f->task] ? task(f->task) : NULL;
+	unsigned ns = f->nslots ? f->nslots : t ? t->nslots : 1;
+	unsigned kb = f->kb ? f->kb : t ? t->key_bytes : 8;
+	unsigned len = f->type == ASK_DATA ? ask_data_len(ns, kb) : ASK_PAY_OFF;
+	static const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x99}, src[6] = {0x02, 0, 0, 0, 0, 1};
+	memcpy(b, dst, 6);
+	memcpy(b + 6, src, 6);
+	b[12] = 0x08;
+	uint8_t *ip = b + 14;
+	ip[0] = 0x45;
+	ask_put16(ip + 2, (uint16_t)(len - 14));
+	ip[8] = 64;
+	ip[9] = 17;
+	const uint8_t sip[4] = {10, 0, 0, 1}, dip[4] = {10, 0, 0, 99};
+	memcpy(ip + 12, sip, 4);
+	memcpy(ip + 16, dip, 4);
+	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+	uint8_t *udp = ip + 20;
+	ask_put16(udp, 5555);
+	ask_put16(udp + 2, f->udp ? f->udp : ASK_UDP_PORT);
+	ask_put16(udp + 4, (uint16_t)(len - 34));
+	ask_put16(udp + 6, 0xABCD);
+	struct ask_hdr *h = (struct ask_hdr *)(b + ASK_HDR_OFF);
+	h->type = f->type;
+	h->flags = f->flags;
+	ask_put16(h->task, f->task);
+	ask_put16(h->channel, f->channel);
+	h->nslots = (uint8_t)ns;
+	h->key_bytes = (uint8_t)kb;
+	ask_put32(h->seq, f->seq);
+	ask_put32(h->bitmap, f->bitmap);
+	ask_put32(h->start, f->start);
+	ask_put32(h->count, f->count);
+	if (f->type == ASK_DATA)
+		for (unsigned j = 0; j < ns && j < ASK_SLOTS_MAX; j++) {
+			if (!((f->bitmap >> j) & 1))
+				continue;
+			uint8_t *s = b + ASK_PAY_OFF + j * ask_rec_len(kb);
+			key_bytes(s, f->key[j], kb);
+			ask_put32(s + kb, f->val[j]);
+		}
+	struct rte_mbuf *m = isw_test_mbuf(b, (uint16_t)(len - f->trunc), in_port);
+	assert_non_null(m);
+	return m;
+}
+
+static int feed(const struct pkt *f, uint16_t in_port)
+{
+	return ask_process(w, mk(f, in_port));
+}
+
+/* A packet the pipeline must pass on untouched (the caller's to free). */
+static void feed_next(const struct pkt *f, uint16_t in_port)
+{
+	struct rte_mbuf *m = mk(f, in_port);
+	assert_int_equal(ask_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+}
+
+static uint64_t drops(enum isw_drop d)
+{
+	return w->stats.pipeline[w->cur_id].drops[d];
+}
+
+static const uint8_t *tx_frame(int port, unsigned i)
+{
+	assert_true(w->tx[port].n > i);
+	return rte_pktmbuf_mtod(w->tx[port].pkts[i], const uint8_t *);
+}
+
+static const struct ask_hdr *tx_hdr(int port, unsigned i)
+{
+	return (const struct ask_hdr *)(tx_frame(port, i) + ASK_HDR_OFF);
+}
+
+static const struct ask_counters *cnt(uint16_t id)
+{
+	return &ask_counters[0][ask_conf_cur->index[id]];
+}
+
+/* The entry a key has in AA_slot's copy: used, and the value. */
+static bool entry(uint16_t id, unsigned slot, unsigned copy, uint64_t k, uint32_t *val)
+{
+	const struct ask_task *t = task(id);
+	uint8_t kbuf[16];
+	key_bytes(kbuf, k, t->key_bytes);
+	uint32_t row = ask_row(t, slot, copy, ask_key_entry(kbuf, t->key_bytes, t->aa_size));
+	const struct isw_reg *r = ask_regs[ASK_REG_AA0 + slot % ASK_AA_UNITS];
+	if (isw_reg_get(r, row, 0) == 0)
+		return false;
+	uint32_t words[ISW_KV_KEY_WORDS] = {0};
+	for (unsigned i = 0; i < t->key_bytes / 4; i++)
+		words[i] = (uint32_t)isw_reg_get(r, row, 1 + i);
+	if (memcmp(words, kbuf, t->key_bytes) != 0)
+		return false; /* another key */
+	*val = (uint32_t)isw_reg_get(r, row, 5);
+	return true;
+}
+
+/* A key other than k with the same entry in task id's AAs. */
+static uint64_t same_entry(uint16_t id, uint64_t k)
+{
+	const struct ask_task *t = task(id);
+	uint8_t a[16], b[16];
+	key_bytes(a, k, t->key_bytes);
+	uint32_t e = ask_key_entry(a, t->key_bytes, t->aa_size);
+	for (uint64_t x = k + 1;; x++) {
+		key_bytes(b, x, t->key_bytes);
+		if (ask_key_entry(b, t->key_bytes, t->aa_size) == e)
+			return x;
+	}
+}
+
+static uint64_t slot_key(const uint8_t *frame, unsigned j, unsigned kb)
+{
+	const uint8_t *s = frame + ASK_PAY_OFF + j * ask_rec_len(kb);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < 8; i++)
+		v = v << 8 | s[kb - 8 + i];
+	return v;
+}
+
+static bool slot_zero(const uint8_t *frame, unsigned j, unsigned kb)
+{
+	const uint8_t *s = frame + ASK_PAY_OFF + j * ask_rec_len(kb);
+	for (unsigned i = 0; i < ask_rec_len(kb); i++)
+		if (s[i] != 0)
+			return false;
+	return true;
+}
+
+/* ---- DATA ---- */
+
+static void test_claim_combine_collision(void **state)
+{
+	(void)state;
+	uint64_t a = 100, b = same_entry(1, a);
+	struct pkt f = {.type = ASK_DATA, .task = 1, .seq = 0, .bitmap = 0x3};
+	f.key[0] = a, f.val[0] = 5;
+	f.key[1] = 200, f.val[1] = 7;
+	assert_int_equal(feed(&f, 0), ISW_PKT_TAKEN);
+	/* Both claimed, cleared from the packet, which still goes to the receiver at full length.
+	 */
+	const uint8_t *o = tx_frame(RX, 0);
+	assert_int_equal(rte_pktmbuf_data_len(w->tx[RX].pkts[0]), ask_data_len(4, 8));
+	assert_int_equal(ask_be32(tx_hdr(RX, 0)->bitmap), 0);
+	assert_true(slot_zero(o, 0, 8) && slot_zero(o, 1, 8));
+	static const uint8_t rmac[6] = {0x02, 0, 0, 0, 0, 9}, rip[4] = {10, 0, 0, 9};
+	assert_memory_equal(o, rmac, 6);
+	assert_memory_equal(o + 30, rip, 4);
+	assert_int_equal(rte_ipv4_cksum((const struct rte_ipv4_hdr *)(o + 14)), 0);
+	assert_int_equal(ask_be16(o + 36), ASK_UDP_PORT);
+	assert_int_equal(ask_be16(o + 40), 0); /* UDP checksum */
+	uint32_t v;
+	assert_true(entry(1, 0, 0, a, &v) && v == 5);
+	assert_true(entry(1, 1, 0, 200, &v) && v == 7);
+
+	/* seq 1: a again combines; b collides with a and stays in the packet. */
+	struct pkt g = {.type = ASK_DATA, .task = 1, .seq = 1, .bitmap = 0x1};
+	g.key[0] = a, g.val[0] = 10;
+	feed(&g, 0);
+	assert_true(entry(1, 0, 0, a, &v) && v == 15);
+	g.seq = 2, g.key[0] = b, g.val[0] = 3;
+	feed(&g, 0);
+	assert_true(entry(1, 0, 0, a, &v) && v == 15);
+	assert_int_equal(ask_be32(tx_hdr(RX, 2)->bitmap), 1);
+	assert_int_equal(slot_key(tx_frame(RX, 2), 0, 8), b);
+	assert_int_equal(ask_be32(tx_frame(RX, 2) + ASK_PAY_OFF + 8), 3);
+	const struct ask_counters *k = cnt(1);
+	assert_int_equal(k->tuples, 4);
+	assert_int_equal(k->claims, 2);
+	assert_int_equal(k->combines, 1);
+	assert_int_equal(k->collisions, 1);
+	assert_int_equal(k->pkts, 3);
+}
+
+/* A retransmission aggregates nothing and has exactly the slots absorbed the first time
+ * cleared, even when the entry that refused a tuple has been emptied since. */
+static void test_repeat_never_aggregates(void **state)
+{
+	(void)state;
+	uint64_t a = 7, b = same_entry(1, a);
+	struct pkt f = {.type = ASK_DATA, .task = 1, .seq = 0, .bitmap = 0x1};
+	f.key[0] = a, f.val[0] = 1;
+	feed(&f, 0);
+	struct pkt g = {.type = ASK_DATA, .task = 1, .seq = 1, .bitmap = 0x5};
+	g.key[0] = b, g.val[0] = 2; /* collides */
+	g.key[2] = 300, g.val[2] = 4;
+	feed(&g, 0);
+	assert_int_equal(ask_be32(tx_hdr(RX, 1)->bitmap), 0x1);
+	/* Empty slot 0's entry (as a FETCH would), then retransmit seq 1. */
+	struct pkt fe = {
+	        .type = ASK_FETCH, .task = 1, .seq = 1, .bitmap = ASK_SEL(0, 0), .count = 100};
+	feed(&fe, RX);
+	uint32_t v;
+	assert_false(entry(1, 0, 0, a, &v));
+	g.flags = ASK_F_RESEND;
+	feed(&g, 0);
+	feed(&g, 0); /* and a network duplicate */
+	for (unsigned i = 3; i < 5; i++) {
+		assert_int_equal(ask_be32(tx_hdr(RX, i)->bitmap), 0x1);
+		assert_int_equal(slot_key(tx_frame(RX, i), 0, 8), b);
+		assert_true(slot_zero(tx_frame(RX, i), 2, 8));
+	}
+	assert_false(entry(1, 0, 0, b, &v)); /* b never claimed the empty entry */
+	assert_true(entry(1, 2, 0, 300, &v) && v == 4);
+	assert_int_equal(cnt(1)->repeats, 2);
+	assert_int_equal(cnt(1)->repeat_cleared, 2);
+	assert_int_equal(cnt(1)->tuples, 3);
+}
+
+/* Window 4: the rings have 8 positions. Seq 8 reuses seq 0's position as a new packet. */
+static void test_ring_wrap_and_window(void **state)
+{
+	(void)state;
+	struct pkt f = {.type = ASK_DATA, .task = 1, .channel = 1, .bitmap = 0x8};
+	for (uint32_t s = 0; s <= 8; s++) {
+		f.seq = s, f.key[3] = 50, f.val[3] = 1;
+		feed(&f, 0);
+	}
+	uint32_t v;
+	assert_true(entry(1, 3, 0, 50, &v) && v == 9);
+	assert_int_equal(cnt(1)->repeats, 0);
+	f.seq = 8; /* repeat of the newest */
+	feed(&f, 0);
+	f.seq = 5; /* within the window behind 8: a repeat */
+	feed(&f, 0);
+	assert_true(entry(1, 3, 0, 50, &v) && v == 9);
+	assert_int_equal(cnt(1)->repeats, 2);
+	f.seq = 4; /* more than W behind: stale, dropped */
+	feed(&f, 0);
+	f.seq = 0;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_STALE), 2);
+	f.seq = 13; /* next expected 9: 13 is W beyond */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_WINDOW), 1);
+	f.seq = 12;
+	feed(&f, 0);
+	assert_true(entry(1, 3, 0, 50, &v) && v == 10);
+	assert_int_equal(cnt(1)->drops, 3);
+	/* Channel 0 has a window of its own, untouched by channel 1. */
+	struct pkt g = {.type = ASK_DATA, .task = 1, .channel = 0, .seq = 0, .bitmap = 0x8};
+	g.key[3] = 50, g.val[3] = 1;
+	feed(&g, 0);
+	assert_true(entry(1, 3, 0, 50, &v) && v == 11);
+}
+
+/* ---- SWAP and FETCH ---- */
+
+static void test_swap_idempotent(void **state)
+{
+	(void)state;
+	struct pkt f = {.type = ASK_DATA, .task = 1, .seq = 0, .bitmap = 0x2};
+	f.key[1] = 9, f.val[1] = 1;
+	feed(&f, 0);
+	struct pkt s = {.type = ASK_SWAP, .task = 1, .seq = 77, .bitmap = ASK_SEL(1, 1)};
+	feed(&s, RX);
+	const uint8_t *o = tx_frame(RX, 1);
+	const struct ask_hdr *h = tx_hdr(RX, 1);
+	assert_int_equal(h->type, ASK_SWAP_DONE);
+	assert_int_equal(h->flags, 0);
+	assert_int_equal(ask_be32(h->seq), 77);
+	assert_int_equal(ask_be32(h->bitmap), ASK_SEL(1, 1));
+	/* Back to where it came from: addresses and ports swapped. */
+	static const uint8_t src[6] = {0x02, 0, 0, 0, 0, 1};
+	assert_memory_equal(o, src, 6);
+	assert_int_equal(o[26 + 3], 99);
+	assert_int_equal(o[30 + 3], 1);
+	assert_int_equal(ask_be16(o + 34), ASK_UDP_PORT);
+	assert_int_equal(ask_be16(o + 36), 5555);
+	assert_int_equal(rte_ipv4_cksum((const struct rte_ipv4_hdr *)(o + 14)), 0);
+	feed(&s, RX); /* the retry of a lost SWAP_DONE changes nothing */
+	assert_int_equal(ask_be32(tx_hdr(RX, 2)->bitmap), ASK_SEL(1, 1));
+	f.seq = 1, f.val[1] = 5;
+	feed(&f, 0);
+	uint32_t v;
+	assert_true(entry(1, 1, 0, 9, &v) && v == 1);
+	assert_true(entry(1, 1, 1, 9, &v) && v == 5);
+	assert_int_equal(cnt(1)->swaps, 2);
+	/* Errors: slot beyond S, a copy bit pattern that is not one; wrong port. */
+	s.bitmap = ASK_SEL(4, 0);
+	feed(&s, RX);
+	assert_int_equal(tx_hdr(RX, 4)->flags, ASK_F_ERROR);
+	s.bitmap = 0x400;
+	feed(&s, RX);
+	assert_int_equal(tx_hdr(RX, 5)->flags, ASK_F_ERROR);
+	assert_int_equal(cnt(1)->bad_requests, 2);
+	s.bitmap = ASK_SEL(1, 0);
+	feed(&s, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
+	run("ask aa show 1", 1);
+	assert_non_null(
+	        strstr(isw_json_str(&out), "\"slot\":1,\"active\":1,\"used0\":1,\"used1\":1"));
+	run("ask swap 1 1", 1);
+	run("ask aa show 1 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"active\":0"));
+}
+
+/* Fills slot 2 of task 1 with n keys (one packet each), returns their sum of values. */
+static uint32_t fill(unsigned n, uint32_t seq0)
+{
+	struct pkt f = {.type = ASK_DATA, .task = 1, .bitmap = 0x4};
+	uint32_t sum = 0;
+	for (unsigned i = 0; i < n; i++) {
+		f.seq = seq0 + i, f.key[2] = 1000 + i, f.val[2] = i + 1;
+		feed(&f, 0);
+		if (ask_be32(tx_hdr(RX, w->tx[RX].n - 1)->bitmap) == 0)
+			sum += i + 1;
+	}
+	return sum;
+}
+
+static void test_fetch_read_clear_and_replay(void **state)
+{
+	(void)state;
+	uint32_t sum = fill(12, 0);
+	uint64_t used = cnt(1)->claims;
+	assert_true(used > 4);
+	isw_test_tx_clear(w);
+	/* At most 3 records: the first FETCH stops early and says where to go on. */
+	struct pkt fe = {
+	        .type = ASK_FETCH, .task = 1, .seq = 1, .bitmap = ASK_SEL(2, 0), .count = 3};
+	feed(&fe, RX);
+	const struct ask_hdr *h = tx_hdr(RX, 0);
+	assert_int_equal(h->type, ASK_FETCH_REPLY);
+	assert_int_equal(ask_be32(h->count), 3);
+	uint32_t next = ask_be32(h->start);
+	assert_true(next > 0 && next < 16);
+	uint8_t first[ASK_HDR_LEN + 3 * 12];
+	memcpy(first, h, sizeof(first));
+	assert_int_equal(rte_pktmbuf_data_len(w->tx[RX].pkts[0]), ASK_PAY_OFF + 3 * 12);
+	/* The reply is lost; the retry gets the same bytes, and nothing more is cleared. */
+	feed(&fe, RX);
+	assert_memory_equal(tx_hdr(RX, 1), first, sizeof(first));
+	assert_int_equal(cnt(1)->fetch_replays, 1);
+	assert_int_equal(cnt(1)->fetched, 3);
+	uint32_t got = 0, n = 0;
+	for (unsigned i = 0; i < 3; i++)
+		got += ask_be32(first + ASK_HDR_LEN + i * 12 + 8);
+	/* Go on from next until the copy is done. */
+	fe.seq = 2, fe.start = next, fe.count = 100;
+	feed(&fe, RX);
+	h = tx_hdr(RX, 2);
+	assert_int_equal(ask_be32(h->start), 16);
+	n = ask_be32(h->count);
+	for (unsigned i = 0; i < n; i++)
+		got += ask_be32((const uint8_t *)h + ASK_HDR_LEN + i * 12 + 8);
+	assert_int_equal(got, sum);
+	assert_int_equal(3 + n, used);
+	/* Everything was cleared: a fresh fetch finds nothing. */
+	fe.seq = 3, fe.start = 0;
+	feed(&fe, RX);
+	assert_int_equal(ask_be32(tx_hdr(RX, 3)->count), 0);
+	assert_int_equal(ask_be32(tx_hdr(RX, 3)->start), 16);
+	/* Errors: start beyond the AA, slot beyond S. */
+	fe.seq = 4, fe.start = 17;
+	feed(&fe, RX);
+	assert_int_equal(tx_hdr(RX, 4)->flags, ASK_F_ERROR);
+	fe.start = 0, fe.bitmap = ASK_SEL(5, 0);
+	feed(&fe, RX);
+	assert_int_equal(tx_hdr(RX, 5)->flags, ASK_F_ERROR);
+	fe.bitmap = ASK_SEL(2, 0);
+	feed(&fe, 1); /* not the receiver's port */
+	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
+}
+
+/* One FETCH looks at no more than ASK_FETCH_SCAN entries of a large AA. */
+static void test_fetch_scan_bounded(void **state)
+{
+	(void)state;
+	run("ask task add 9 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 window 4 slots "
+	    "1 "
+	    "key-bytes 4 op add aa-size 4096",
+	    1);
+	struct pkt fe = {
+	        .type = ASK_FETCH, .task = 9, .seq = 1, .bitmap = ASK_SEL(0, 1), .count = 50};
+	feed(&fe, RX);
+	assert_int_equal(ask_be32(tx_hdr(RX, 0)->start), ASK_FETCH_SCAN);
+	fe.seq = 2, fe.start = 4096 - 10;
+	feed(&fe, RX);
+	assert_int_equal(ask_be32(tx_hdr(RX, 1)->start), 4096);
+	run("ask task del 9", 1);
+}
+
+/* ---- LONG, operators, several passes ---- */
+
+static void test_long_untouched(void **state)
+{
+	(void)state;
+	struct pkt f = {.type = ASK_DATA,
+	                .task = 1,
+	                .flags = ASK_F_LONG | ASK_F_LAST,
+	                .seq = 0,
+	                .bitmap = 0xF};
+	for (unsigned j = 0; j < 4; j++)
+		f.key[j] = 10 + j, f.val[j] = 1;
+	struct rte_mbuf *m = mk(&f, 0);
+	uint8_t before[128];
+	memcpy(before, rte_pktmbuf_mtod(m, uint8_t *) + ASK_HDR_OFF, ask_data_len(4, 8) - 42);
+	ask_process(w, m);
+	assert_memory_equal(tx_frame(RX, 0) + ASK_HDR_OFF, before, ask_data_len(4, 8) - 42);
+	uint32_t v;
+	assert_false(entry(1, 0, 0, 10, &v));
+	assert_int_equal(cnt(1)->long_pkts, 1);
+	assert_int_equal(cnt(1)->last_pkts, 1);
+	assert_int_equal(cnt(1)->tuples, 0);
+	/* A LONG packet moves the window too: seq 0 then seq 1 of DATA are both fine. */
+	f.flags = 0, f.seq = 1;
+	feed(&f, 0);
+	assert_true(entry(1, 0, 0, 10, &v));
+}
+
+static void test_operators_and_widths(void **state)
+{
+	(void)state;
+	/* Task 2: max over 4-byte keys, senders only on port 1, receiver UDP port 7000. */
+	struct pkt f = {.type = ASK_DATA, .task = 2, .bitmap = 0x1};
+	int32_t in[] = {5, -3, 9, 2};
+	for (unsigned i = 0; i < 4; i++) {
+		f.seq = i, f.key[0] = 0x11223344, f.val[0] = (uint32_t)in[i];
+		feed(&f, 1);
+	}
+	uint32_t v;
+	assert_true(entry(2, 0, 0, 0x11223344, &v) && (int32_t)v == 9);
+	assert_int_equal(ask_be16(tx_frame(RX, 0) + 36), 7000);
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
+	/* Task 3: min over 16-byte keys, 16 slots in two passes. */
+	struct pkt g = {.type = ASK_DATA, .task = 3, .bitmap = 0x8101};
+	int32_t in3[] = {5, -3, 9};
+	for (unsigned i = 0; i < 3; i++) {
+		g.seq = i;
+		g.key[0] = 1, g.val[0] = (uint32_t)in3[i];
+		g.key[8] = 1, g.val[8] = (uint32_t)(in3[i] * 2);
+		g.key[15] = 2, g.val[15] = (uint32_t)in3[i];
+		feed(&g, 2);
+	}
+	assert_true(entry(3, 0, 0, 1, &v) && (int32_t)v == -3);
+	assert_true(entry(3, 8, 0, 1, &v) && (int32_t)v == -6); /* same array, other rows */
+	assert_true(entry(3, 15, 0, 2, &v) && (int32_t)v == -3);
+	assert_int_equal(cnt(3)->claims, 3);
+	assert_int_equal(cnt(3)->combines, 6);
+}
+
+static void test_strict_one_access_per_pass(void **state)
+{
+	(void)state;
+	w->pass.recirc_limit = 1;
+	struct pkt g = {.type = ASK_DATA, .task = 3, .bitmap = 0xFFFF};
+	for (unsigned j = 0; j < 16; j++)
+		g.key[j] = 40 + j, g.val[j] = 1;
+	ask_process_strict(w, mk(&g, 0));
+	ask_process_strict(w, mk(&g, 0)); /* repeat */
+	struct pkt s = {.type = ASK_SWAP, .task = 3, .bitmap = ASK_SEL(3, 1)};
+	ask_process_strict(w, mk(&s, RX));
+	assert_int_equal(w->pass.multi_access, 0);
+	assert_int_equal(w->pass.recirc_over, 0);
+	assert_int_equal(cnt(3)->claims, 16);
+	assert_int_equal(cnt(3)->repeat_cleared, 16);
+}
+
+/* ---- Checks ---- */
+
+static void test_malformed_dropped(void **state)
+{
+	(void)state;
+	struct pkt f = {.type = ASK_DATA, .task = 1, .bitmap = 0x1};
+	f.key[0] = 1, f.val[0] = 1;
+	f.task = 44;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_TASK), 1);
+	f.task = 1, f.kb = 4;
+	feed(&f, 0);
+	f.kb = 0, f.nslots = 5;
+	feed(&f, 0);
+	f.nslots = 0, f.bitmap = 0x11; /* a slot beyond S */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_SHAPE), 3);
+	f.bitmap = 0x1, f.trunc = 1;
+	feed(&f, 0);
+	f.trunc = (uint16_t)(ask_data_len(4, 8) - 50); /* inside the header */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 2);
+	f.trunc = 0, f.channel = 2;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_CHANNEL), 1);
+	f.channel = 0;
+	feed(&f, RX); /* DATA from the receiver's port */
+	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
+	f.type = 9;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 3);
+	/* Not ours: replies travelling to hosts, and other UDP ports. */
+	f.type = ASK_DATA_ACK;
+	feed_next(&f, 0);
+	f.type = ASK_DATA, f.udp = 42406;
+	feed_next(&f, 0);
+	assert_int_equal(cnt(1)->tuples, 0);
+	uint32_t v;
+	assert_false(entry(1, 0, 0, 1, &v));
+}
+
+static void test_arp_for_ask_address(void **state)
+{
+	(void)state;
+	uint8_t b[60] = {0};
+	memset(b, 0xFF, 6);
+	const uint8_t smac[6] = {0x02, 0, 0, 0, 0, 9};
+	memcpy(b + 6, smac, 6);
+	b[12] = 0x08, b[13] = 0x06;
+	const uint8_t arp[8] = {0, 1, 8, 0, 6, 4, 0, 1};
+	memcpy(b + 14, arp, 8);
+	memcpy(b + 22, smac, 6);
+	const uint8_t spa[4] = {10, 0, 0, 9}, tpa[4] = {10, 0, 0, 254};
+	memcpy(b + 28, spa, 4);
+	memcpy(b + 38, tpa, 4);
+	assert_int_equal(ask_process(w, isw_test_mbuf(b, 60, RX)), ISW_PKT_TAKEN);
+	const uint8_t *o = tx_frame(RX, 0);
+	static const uint8_t amac[6] = {0x02, 0, 0, 0, 0xa5, 0xa5};
+	assert_memory_equal(o, smac, 6);
+	assert_int_equal(o[21], 2);
+	assert_memory_equal(o + 22, amac, 6);
+	assert_memory_equal(o + 28, tpa, 4);
+	b[41] = 253; /* another address: not ours */
+	struct rte_mbuf *m = isw_test_mbuf(b, 60, RX);
+	assert_int_equal(ask_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+}
+
+static void test_commands_refuse_cleanly(void **state)
+{
+	(void)state;
+	const char *base = "receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1";
+	char line[512];
+	const char *bad[] = {
+	        "window 3 slots 4 key-bytes 8 op add aa-size 16",     /* window not 2^k */
+	        "window 4 slots 33 key-bytes 8 op add aa-size 16",    /* slots */
+	        "window 4 slots 4 key-bytes 5 op add aa-size 16",     /* key width */
+	        "window 4 slots 4 key-bytes 8 op sum aa-size 16",     /* op */
+	        "window 4 slots 4 key-bytes 8 op add aa-size 100",    /* AA size not 2^k */
+	        "window 4 slots 32 key-bytes 8 op add aa-size 32768", /* rows beyond the switch */
+	        "window 4 slots 4 key-bytes 8 op add",                /* missing */
+	};
+	for (unsigned i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(line, sizeof(line), "ask task add 5 %s %s", base, bad[i]);
+		run(line, 0);
+	}
+	run("ask task add 5 receiver 02:00:00:00:00:09,10.0.0.9,3 channels 1 window 4 slots 4 "
+	    "key-bytes 8 op add aa-size 16",
+	    0);
+	run("ask task add 5 receiver 02:00:00:00:00:09,10.0.0.9,42405,9 channels 1 window 4 "
+	    "slots 4 key-bytes 8 op add aa-size 16",
+	    0);
+	run("ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 window 4 "
+	    "slots 4 key-bytes 8 op add aa-size 16",
+	    0); /* exists */
+	/* Over budget: what is left of the rows cannot hold this, and the refusal says so. */
+	run("ask task add 6 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 window 4 "
+	    "slots 8 key-bytes 8 op add aa-size 32768",
+	    0);
+	assert_non_null(strstr(isw_json_str(&out), "free"));
+	run("ask task show", 1);
+	assert_null(strstr(isw_json_str(&out), "\"task\":5"));
+	assert_null(strstr(isw_json_str(&out), "\"task\":6"));
+	run("ask config set udp-port 0", 0);
+	run("ask config set mac 01:00:00:00:00:01", 0);
+	run("ask swap 1 4", 0);
+	run("ask aa show 1 4", 0);
+	run("ask task del 2", 1);
+	struct pkt f = {.type = ASK_DATA, .task = 2, .bitmap = 0x1};
+	feed(&f, 1);
+	assert_int_equal(drops(ISW_DROP_ASK_TASK), 1);
+	run("budget show", 1);
+	assert_null(strstr(isw_json_str(&out), "ask task 2"));
+	assert_non_null(strstr(isw_json_str(&out), "ask task 3"));
+}
+
+int main(void)
+{
+	if (isw_test_eal("test-ask", NPORTS) < 0)
+		return 1;
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+	        T(test_claim_combine_collision),
+	        T(test_repeat_never_aggregates),
+	        T(test_ring_wrap_and_window),
+	        T(test_swap_idempotent),
+	        T(test_fetch_read_clear_and_replay),
+	        T(test_fetch_scan_bounded),
+	        T(test_long_untouched),
+	        T(test_operators_and_widths),
+	        T(test_strict_one_access_per_pass),
+	        T(test_malformed_dropped),
+	        T(test_arp_for_ask_address),
+	        T(test_commands_refuse_cleanly),
+	};
+	int rc = cmocka_run_group_tests_name("ask", tests, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
