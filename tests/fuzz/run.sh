@@ -2,7 +2,7 @@
 # Builds one libFuzzer harness with clang (ASan, UBSan) and runs it for a bounded time. Skips
 # (77) where clang's fuzzer runtime is missing.
 #   run.sh SOURCE_ROOT BUILD_DIR SECONDS HARNESS
-# HARNESS: cmd (the command parser and handlers), syncagtr or atp (a pipeline's packet entry).
+# HARNESS: cmd (the command parser and handlers), syncagtr, atp or ask (a pipeline's packet entry).
 set -euo pipefail
 src=$1 out=$2/fuzz secs=${3:-20} name=${4:-cmd}
 command -v clang >/dev/null || { echo "skipped: no clang"; exit 77; }
@@ -35,9 +35,11 @@ cmd)
 	printf 'mc group add 5 1 7' >"$corpus/seed4"
 	printf 'syncagtr worker add 1 0 mac 02:00:00:00:00:01 ip 10.0.0.1 port auto' >"$corpus/seed5"
 	printf 'syncagtr session add 1 ip 10.0.0.254 workers 4 slots 64' >"$corpus/seed6"
+	printf 'ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,1 channels 2 window 4 slots 4 key-bytes 8 op add aa-size 16' >"$corpus/seed7"
+	printf 'pipeline enable ask' >"$corpus/seed8"
 	opts+=(-max_len=512 -dict="$src/tests/fuzz/dict.txt")
 	;;
-syncagtr | atp)
+syncagtr | atp | ask)
 	FUZZ_SEEDS=$corpus "$bin"
 	opts+=(-max_len=1600)
 	;;
