@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command-line options ask-sender, ask-receiver and ask-count share (task shape, inputs,
+ * output format), parsed in one place so the three tools cannot read them differently.
+ */
+#ifndef ISW_ASK_CLI_H
+#define ISW_ASK_CLI_H
+
+#include <getopt.h>
+
+#include "ask_host.h"
+
+#define ASK_DEF_TASK      1u
+#define ASK_DEF_WINDOW    64u
+#define ASK_DEF_SLOTS     16u
+#define ASK_DEF_KEY_BYTES 8u
+#define ASK_DEF_AA_SIZE   4096u
+
+struct ask_cli {
+	unsigned task, channel, channels, window, slots, key_bytes;
+	enum ask_op op;
+	enum ask_kfmt kfmt;
+	int json;
+	struct ask_src *src; /* the inputs, in order (NULL until the first) */
+	unsigned ninputs;
+};
+
+/* getopt_long() codes of the shared options (all long-only); each tool's own start at 300. */
+enum {
+	ASK_CLI_TASK = 200,
+	ASK_CLI_CHANNEL,
+	ASK_CLI_CHANNELS,
+	ASK_CLI_WINDOW,
+	ASK_CLI_SLOTS,
+	ASK_CLI_KEY_BYTES,
+	ASK_CLI_OP,
+	ASK_CLI_KEY_FORMAT,
+	ASK_CLI_JSON,
+	ASK_CLI_WORDS,
+	ASK_CLI_TUPLES,
+	ASK_CLI_ZIPF,
+};
+
+/* The shared entries of a tool's struct option table. */
+#define ASK_CLI_LONGOPTS                                                     \
+	{"task", required_argument, NULL, ASK_CLI_TASK},                     \
+	        {"channel", required_argument, NULL, ASK_CLI_CHANNEL},       \
+	        {"channels", required_argument, NULL, ASK_CLI_CHANNELS},     \
+	        {"window", required_argument, NULL, ASK_CLI_WINDOW},         \
+	        {"slots", required_argument, NULL, ASK_CLI_SLOTS},           \
+	        {"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES},   \
+	        {"op", required_argument, NULL, ASK_CLI_OP},                 \
+	        {"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT}, \
+	        {"json", no_argument, NULL, ASK_CLI_JSON},                   \
+	        {"words", required_argument, NULL, ASK_CLI_WORDS},           \
+	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},         \
+	{                                                                    \
+		"zipf", required_argument, NULL, ASK_CLI_ZIPF                \
+	}
+
+/* Help lines of the shared options. */
+#define ASK_CLI_HELP_TASK                                                                     \
+	"  --task ID            task id (default 1)\n"                                        \
+	"  --window W           packets in flight per channel, a power of two (default 64)\n" \
+	"  --slots S            slots per packet, 1..32 (default 16)\n"                       \
+	"  --key-bytes KB       key width of a slot: 4, 8 or 16 (default 8)\n"
+#define ASK_CLI_HELP_INPUT                                                                       \
+	"  --words FILE         every whitespace-separated word of FILE -> (word, 1)\n"          \
+	"  --tuples FILE        lines \"key value\" (value -2^31..2^32-1)\n"                     \
+	"  --zipf K,S,N,SEED    N tuples of 8-byte keys 0..K-1 (big-endian), Zipf(S), value 1\n" \
+	"                       (each input option may repeat: read in order)\n"
+#define ASK_CLI_HELP_OUTPUT                                                                 \
+	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n" \
+	"  --key-format F       text (trailing zeros stripped), u64 or hex (default text)\n"
+
+/* Defaults: task 1, channel 0, 1 channel, the ASK_DEF_* shape, add, text. */
+void ask_cli_defaults(struct ask_cli *c);
+
+/*
+ * If opt (a getopt_long() result, table lo) is a shared option, applies arg and returns 1, or
+ * prints why arg is bad (naming the option) and returns -1; returns 0 for any other option.
+ */
+int ask_cli_option(struct ask_cli *c, int opt, const char *arg, const struct option *lo);
+
+/* Writes t to path ("-": stdout) in the --key-format. 0, or -1 after a message. */
+int ask_cli_write_table(const struct ask_cli *c, const struct ask_table *t, const char *path);
+
+#endif

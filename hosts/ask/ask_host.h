@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ASK host library (docs/ask.md): the pure parts of ask-sender, ask-receiver and ask-count.
+ *
+ *  - codec: build and parse the UDP payloads (ASK header + slots, LONG records, ACK, SWAP,
+ *    FETCH, their replies). Parsers take untrusted bytes and never read past `len`.
+ *  - keys and table: key padding, the operators, the reduceByKey table and its text output.
+ *  - tuple sources: words of text files, "key value" lines, a Zipf generator.
+ *  - sender: per-subspace queues, packets, channels with a window of W, ACKs, retransmission.
+ *  - receiver: ACK, de-duplication per (channel, seq), merge, SWAP and FETCH of the switch's
+ *    aggregator arrays.
+ *
+ * Nothing here opens a socket or reads a clock: time is an argument (CLOCK_MONOTONIC ns in the
+ * tools), packets to send come back as pointers, so the unit test drives every branch by hand.
+ * int functions return 0 or -errno; constructors return NULL and set errno.
+ */
+#ifndef ISW_ASK_HOST_H
+#define ISW_ASK_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ask/ask_proto.h"
+
+#define ASK_KEY_MAX    255u  /* longest key a tuple may have */
+#define ASK_LONG_BYTES 1400u /* record bytes of one LONG packet, like ASK_FETCH_BYTES */
+/* Largest UDP payload the tools send or take: header + 1400 bytes (LONG, FETCH_REPLY) or S slots.
+ */
+#define ASK_MSG_MAX    (ASK_HDR_LEN + ASK_FETCH_BYTES)
+#define ASK_WINDOW_MAX 32768u
+
+_Static_assert(ASK_HDR_LEN + ASK_SLOTS_MAX * (16u + ASK_VALUE_LEN) <= ASK_MSG_MAX,
+               "the widest DATA packet fits a message buffer");
+
+/* ---- codec ----------------------------------------------------------------------------- */
+
+/* The header fields, in host order. */
+struct ask_msg {
+	uint8_t type, flags;
+	uint16_t task, channel;
+	uint8_t nslots, key_bytes;
+	uint32_t seq, bitmap, start, count;
+};
+
+/* Writes the 24-byte header m at p. */
+void ask_msg_put(uint8_t *p, const struct ask_msg *m);
+/* Reads the header of a len-byte payload: -EINVAL if len < 24. */
+int ask_msg_get(const uint8_t *p, size_t len, struct ask_msg *m);
+
+/* UDP payload bytes of a DATA packet of S slots (header included). */
+static inline size_t ask_data_size(unsigned nslots, unsigned key_bytes)
+{
+	return ASK_HDR_LEN + (size_t)nslots * ask_rec_len(key_bytes);
+}
+
+/* Starts a DATA packet: header m (its bitmap ignored, written 0) and S zeroed slots. Returns
+ * the payload length. */
+size_t ask_data_init(uint8_t *p, const struct ask_msg *m);
+/* Puts (key of key_bytes, value) in slot j of a packet ask_data_init() started and sets bit j
+ * of its bitmap. */
+void ask_data_put(uint8_t *p, unsigned key_bytes, unsigned j, const uint8_t *key, uint32_t value);
+
+/* Bytes of one LONG record: u16 length, key, u32 value. */
+static inline size_t ask_long_rec_len(unsigned klen)
+{
+	return 2u + klen + ASK_VALUE_LEN;
+}
+/* Appends a LONG record at p (room for ask_long_rec_len(klen) bytes); returns its length. */
+size_t ask_long_put(uint8_t *p, const uint8_t *key, unsigned klen, uint32_t value);
+
+/*
+ * Checks a received DATA payload (plain or LONG) completely: type, nslots 1..32, key width,
+ * for a plain one the full S slots and no bitmap bit at or beyond S, for a LONG one records that
+ * end exactly at len and number `count`. 0 and m filled, or -EINVAL. The slots and records
+ * of an accepted packet can then be read without further checks.
+ */
+int ask_data_parse(const uint8_t *p, size_t len, struct ask_msg *m);
+
+/* Walks the records of a LONG payload ask_data_parse() accepted. */
+struct ask_long_iter {
+	const uint8_t *p, *end;
+};
+void ask_long_iter_init(struct ask_long_iter *it, const uint8_t *payload, size_t len);
+/* The next record: 1 (key points into the packet), 0 at the end, -EINVAL if truncated. */
+int ask_long_next(struct ask_long_iter *it, const uint8_t **key, unsigned *klen, uint32_t *value);
+
+/* DATA_ACK of DATA header d (task, channel, seq, nslots, key_bytes echoed). Returns 24. */
+size_t ask_ack_build(uint8_t *p, const struct ask_msg *d);
+/* Parses a DATA_ACK: 0 or -EINVAL. */
+int ask_ack_parse(const uint8_t *p, size_t len, struct ask_msg *m);
+
+/* SWAP: make `copy` of AA_slot active. Returns 24. */
+size_t ask_swap_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_bytes, uint32_t seq,
+                      unsigned slot, unsigned copy);
+/* FETCH: up to count records of copy `copy` of AA_slot from entry start on. Returns 24. */
+size_t ask_fetch_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_bytes, uint32_t seq,
+                       unsigned slot, unsigned copy, uint32_t start, uint32_t count);
+/* Parses a SWAP_DONE: 0 or -EINVAL. */
+int ask_swap_done_parse(const uint8_t *p, size_t len, struct ask_msg *m);
+/*
+ * Parses a FETCH_REPLY whose records are key_bytes + 4 bytes: -EINVAL unless it is one with
+ * count <= ask_fetch_max(key_bytes) records all inside len (ERROR replies need carry none).
+ */
+int ask_fetch_reply_parse(const uint8_t *p, size_t len, unsigned key_bytes, struct ask_msg *m);
+
+/* ---- keys, operators, the table ---------------------------------------------------------- */
+
+enum ask_op {
+	ASK_OP_ADD, /* wrapping at 32 bits */
+	ASK_OP_MAX, /* signed 32-bit */
+	ASK_OP_MIN,
+};
+
+/* "add", "max", "min" -> op: 0 or -EINVAL. */
+int ask_op_parse(const char *s, enum ask_op *op);
+const char *ask_op_name(enum ask_op op);
+
+/* a combined with b under op. */
+static inline uint32_t ask_op_apply(enum ask_op op, uint32_t a, uint32_t b)
+{
+	switch (op) {
+	case ASK_OP_MAX:
+		return (int32_t)b > (int32_t)a ? b : a;
+	case ASK_OP_MIN:
+		return (int32_t)b < (int32_t)a ? b : a;
+	default:
+		return a + b;
+	}
+}
+
+/*
+ * The key a table holds for a tuple key of len bytes: padded with zeros to key_bytes when
+ * shorter (the bytes a DATA slot carries), as it is when longer (a LONG record). out has room
+ * for ASK_KEY_MAX bytes; returns the canonical length.
+ */
+unsigned ask_key_canon(uint8_t *out, const uint8_t *key, unsigned len, unsigned key_bytes);
+
+/* How ask_table_write() prints a key. */
+enum ask_kfmt {
+	ASK_KFMT_TEXT, /* the bytes, trailing zero bytes stripped */
+	ASK_KFMT_U64,  /* the first 8 bytes as a big-endian number when the rest are zero, else hex
+	                */
+	ASK_KFMT_HEX,  /* two lower-case hex digits a byte */
+};
+/* "text", "u64", "hex" -> fmt: 0 or -EINVAL. */
+int ask_kfmt_parse(const char *s, enum ask_kfmt *fmt);
+
+/* reduceByKey: canonical key (1..255 bytes) -> 32-bit value, combined with one operator. */
+struct ask_table;
+
+struct ask_table *ask_table_new(enum ask_op op);
+void ask_table_free(struct ask_table *t);
+/* Stores (key, value) or combines value into the key's entry. 0 or -ENOMEM. */
+int ask_table_merge(struct ask_table *t, const uint8_t *key, unsigned len, uint32_t value);
+/* The value of key: true and *value, or false if absent. */
+bool ask_table_get(const struct ask_table *t, const uint8_t *key, unsigned len, uint32_t *value);
+/* Number of keys. */
+size_t ask_table_size(const struct ask_table *t);
+/*
+ * Writes one line a key, "key<TAB>value\n", value as a signed 32-bit decimal, sorted by the
+ * key bytes (a key before any longer key it begins). 0 or -errno.
+ */
+int ask_table_write(const struct ask_table *t, FILE *f, enum ask_kfmt fmt);
+
+/* ---- tuple sources ----------------------------------------------------------------------- */
+
+struct ask_tuple {
+	unsigned len;
+	uint32_t value;
+	uint8_t key[ASK_KEY_MAX];
+};
+
+/* Zipf input: count tuples (key id as 8 big-endian bytes, value 1), ids 0..keys-1, id 0 the most
+ * frequent, P(id) ~ 1/(id+1)^s; the same seed gives the same tuples. */
+struct ask_zipf_spec {
+	uint64_t keys, count, seed;
+	double s;
+};
+/* "KEYS,S,COUNT,SEED" (numbers as host_parse_count() takes them, S a decimal >= 0). */
+int ask_zipf_parse(const char *spec, struct ask_zipf_spec *z);
+
+/* A list of inputs read one after the other. */
+struct ask_src;
+
+struct ask_src *ask_src_new(void);
+void ask_src_free(struct ask_src *s);
+/* Every word of a text (split on ASCII whitespace, bytes kept as they are) -> (word, 1). The
+ * _fp forms take an open stream the source then owns and closes. 0 or -errno. */
+int ask_src_add_words(struct ask_src *s, const char *path);
+int ask_src_add_words_fp(struct ask_src *s, FILE *f, const char *name);
+/* Lines "key value" (value a decimal in -2^31 .. 2^32-1; blank lines skipped). */
+int ask_src_add_tuples(struct ask_src *s, const char *path);
+int ask_src_add_tuples_fp(struct ask_src *s, FILE *f, const char *name);
+int ask_src_add_zipf(struct ask_src *s, const struct ask_zipf_spec *z);
+/* The next tuple: 1, 0 at the end of every input, or -errno (ask_src_error() says why:
+ * a word or key longer than ASK_KEY_MAX, a bad line, a read error). */
+int ask_src_next(struct ask_src *s, struct ask_tuple *t);
+const char *ask_src_error(const struct ask_src *s);
+
+/* ---- sender ------------------------------------------------------------------------------ */
+
+struct ask_send_cfg {
+	uint16_t task;
+	uint16_t channel0;    /* channels channel0 .. channel0 + nchan - 1 */
+	unsigned nchan;       /* 1.. */
+	unsigned window;      /* packets in flight per channel, a power of two */
+	unsigned nslots;      /* S, 1..32 */
+	unsigned key_bytes;   /* 4, 8 or 16 */
+	uint64_t rto_ns;      /* least retransmission timeout */
+	unsigned retries;     /* resends of one packet before giving up */
+	unsigned queue_limit; /* tuples held in the subspace queues; 0: 64 per slot */
+};
+
+struct ask_send_stats {
+	uint64_t tuples, long_tuples;
+	uint64_t packets; /* first transmissions: DATA, LONG and empty LAST */
+	uint64_t long_packets, resends, acks, dup_acks, bad_acks;
+};
+
+/* One packet to send: its bytes stay valid until the next ask_sender_pump(). */
+struct ask_tx {
+	const uint8_t *buf;
+	size_t len;
+};
+
+struct ask_sender;
+
+/* Checks cfg (-EINVAL, errno) and takes the source (freed with the sender). */
+struct ask_sender *ask_sender_new(const struct ask_send_cfg *cfg, struct ask_src *src);
+void ask_sender_free(struct ask_sender *s);
+/*
+ * Fills tx with up to max packets due at time now (ns): first the resends (RESEND flag set,
+ * otherwise the same bytes) of packets presumed lost (a packet of the channel sent later was
+ * acknowledged, an RTT and a reorder margin ago) or timed out, then new packets while a channel
+ * has room in its window. Returns the count, or -ETIMEDOUT (a packet went unacknowledged after
+ * cfg.retries resends) or a source error; ask_sender_error() says which.
+ */
+int ask_sender_pump(struct ask_sender *s, uint64_t now, struct ask_tx *tx, unsigned max);
+/* Takes a received payload: a DATA_ACK of this task and one of its channels acknowledges a seq
+ * in flight; anything else is counted (bad_acks, dup_acks) and ignored. */
+void ask_sender_ack(struct ask_sender *s, const uint8_t *p, size_t len, uint64_t now);
+/* Every channel sent its LAST packet and every packet is acknowledged. */
+bool ask_sender_done(const struct ask_sender *s);
+/* The time ask_sender_pump() next has a retransmission to look at (UINT64_MAX: none). */
+uint64_t ask_sender_wake(const struct ask_sender *s);
+const struct ask_send_stats *ask_sender_stats(const struct ask_sender *s);
+const char *ask_sender_error(const struct ask_sender *s);
+
+/* ---- receiver ---------------------------------------------------------------------------- */
+
+struct ask_recv_cfg {
+	uint16_t task;
+	unsigned nchan;          /* channels 0..nchan-1 */
+	unsigned window;         /* W, a power of two */
+	unsigned nslots;         /* S */
+	unsigned key_bytes;      /* 4, 8, 16 */
+	uint32_t aa_size;        /* entries of one AA copy, a power of two */
+	enum ask_op op;          /* also the table's operator */
+	bool ctl;                /* a switch to SWAP and FETCH from (false: neither) */
+	uint64_t swap_threshold; /* swap a subspace after this many un-absorbed tuples; 0: never */
+	uint64_t rto_ns;         /* SWAP / FETCH retry timeout */
+	unsigned retries;        /* retries of one SWAP / FETCH before giving up */
+	uint32_t seq0; /* first SWAP / FETCH seq (differ between runs: the switch replays) */
+};
+
+struct ask_recv_stats {
+	uint64_t data_pkts, dup_pkts, bad_pkts, long_records, tuples_unabsorbed;
+	uint64_t swaps, swap_retries, fetches, fetch_retries, fetched_records, stale_replies;
+};
+
+/* What ask_receiver_input() made of a payload. */
+enum ask_rx {
+	ASK_RX_BAD,   /* not for this task or malformed: counted in bad_pkts, no ACK */
+	ASK_RX_NEW,   /* DATA seen for the first time: merged; ACK built */
+	ASK_RX_DUP,   /* DATA seen before: ACK built, nothing merged */
+	ASK_RX_REPLY, /* a SWAP_DONE / FETCH_REPLY taken (or a stale one ignored) */
+};
+
+struct ask_receiver;
+
+/* Checks cfg (-EINVAL, errno). */
+struct ask_receiver *ask_receiver_new(const struct ask_recv_cfg *cfg);
+void ask_receiver_free(struct ask_receiver *r);
+/*
+ * Takes one received payload. For DATA of the task (first copy or not) writes the DATA_ACK to
+ * ack (24 bytes) for the caller to send to the packet's source. Returns an enum ask_rx, or
+ * -errno on a hard error: -ENOMEM, -EPROTO (a reply with the ERROR flag or a FETCH_REPLY going
+ * past aa_size; ask_receiver_error() says which).
+ */
+int ask_receiver_input(struct ask_receiver *r, const uint8_t *p, size_t len, uint8_t *ack);
+/*
+ * The SWAP or FETCH to send to the switch now, if any: 1 and *tx, 0 if nothing is due, or
+ * -ETIMEDOUT after cfg.retries unanswered retries. Call after every batch of input.
+ */
+int ask_receiver_ctl(struct ask_receiver *r, uint64_t now, struct ask_tx *tx);
+/* Every channel delivered LAST and every seq before it. */
+bool ask_receiver_complete(const struct ask_receiver *r);
+/* Complete and, with a switch, both copies of every AA drained into the table. */
+bool ask_receiver_done(const struct ask_receiver *r);
+/* When ask_receiver_ctl() next has a retry to send (UINT64_MAX: none pending). */
+uint64_t ask_receiver_wake(const struct ask_receiver *r);
+const struct ask_recv_stats *ask_receiver_stats(const struct ask_receiver *r);
+struct ask_table *ask_receiver_table(struct ask_receiver *r);
+const char *ask_receiver_error(const struct ask_receiver *r);
+
+/* Retransmission timeout after `tries` resends: rto doubled each time, at most 8 rto. */
+static inline uint64_t ask_backoff(uint64_t rto, unsigned tries)
+{
+	return rto << (tries < 3 ? tries : 3);
+}
+
+#endif

@@ -1,0 +1,1189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the ASK host library: codec round trips and rejects, the table and its output,
+ * the tuple sources, the sender's window / retransmission / LAST logic, the receiver's
+ * de-duplication, merge, SWAP and FETCH, all driven by hand with a virtual clock. The last
+ * tests run sender -> switch model -> receiver in one process with loss, duplication, delay
+ * and reordering (the model follows docs/ask.md: AA claim / combine / collision, seen and
+ * AggState rings, the window register, SWAP, FETCH with its kept reply) and check the
+ * receiver's table against a direct reduceByKey.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ask_host.h"
+
+#define MS 1000000ull
+
+/* ---- helpers ---- */
+
+static struct ask_src *src_text(const char *text, bool tuples)
+{
+	struct ask_src *s = ask_src_new();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_non_null(s);
+	assert_non_null(f);
+	assert_int_equal(
+	        tuples ? ask_src_add_tuples_fp(s, f, "mem") : ask_src_add_words_fp(s, f, "mem"), 0);
+	return s;
+}
+
+/* The table written with fmt, as a string (caller frees). */
+static char *table_text(const struct ask_table *t, enum ask_kfmt fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(ask_table_write(t, f, fmt), 0);
+	fclose(f);
+	return buf;
+}
+
+static uint32_t get(const struct ask_table *t, const char *key, unsigned kb)
+{
+	uint8_t k[ASK_KEY_MAX];
+	unsigned n = ask_key_canon(k, (const uint8_t *)key, (unsigned)strlen(key), kb);
+	uint32_t v = 0xDEADBEEF;
+
+	assert_true(ask_table_get(t, k, n, &v));
+	return v;
+}
+
+/* ---- codec ---- */
+
+static void test_codec_roundtrip(void **state)
+{
+	uint8_t p[ASK_MSG_MAX], key[8] = "abcdefgh";
+	struct ask_msg m = {.type = ASK_DATA,
+	                    .flags = ASK_F_LAST,
+	                    .task = 0x1234,
+	                    .channel = 0xBEEF,
+	                    .nslots = 4,
+	                    .key_bytes = 8,
+	                    .seq = 0xA1B2C3D4,
+	                    .bitmap = 0xFF,
+	                    .start = 7,
+	                    .count = 9},
+	               r;
+	size_t len;
+
+	(void)state;
+	/* Header bytes: big-endian at the documented offsets. */
+	ask_msg_put(p, &m);
+	assert_int_equal(p[0], ASK_DATA);
+	assert_int_equal(p[1], ASK_F_LAST);
+	assert_int_equal(p[2], 0x12);
+	assert_int_equal(p[5], 0xEF);
+	assert_int_equal(p[8], 0xA1);
+	assert_int_equal(p[11], 0xD4);
+	assert_int_equal(ask_msg_get(p, ASK_HDR_LEN, &r), 0);
+	assert_memory_equal(&m, &r, sizeof(m));
+
+	/* DATA: two valid slots, the rest zero. */
+	len = ask_data_init(p, &m);
+	assert_int_equal(len, ASK_HDR_LEN + 4 * 12);
+	ask_data_put(p, 8, 2, key, 0x01020304);
+	ask_data_put(p, 8, 0, key, 5);
+	assert_int_equal(ask_data_parse(p, len, &r), 0);
+	assert_int_equal(r.bitmap, 0x5);
+	assert_int_equal(r.flags, ASK_F_LAST);
+	assert_memory_equal(p + ASK_HDR_LEN + 24, key, 8);
+	assert_int_equal(ask_be32(p + ASK_HDR_LEN + 32), 0x01020304);
+	for (unsigned i = 12; i < 24; i++)
+		assert_int_equal(p[ASK_HDR_LEN + i], 0); /* slot 1 empty */
+
+	/* LONG records. */
+	struct ask_msg lm = {
+	        .type = ASK_DATA, .flags = ASK_F_LONG, .nslots = 4, .key_bytes = 8, .count = 2};
+	ask_msg_put(p, &lm);
+	len = ASK_HDR_LEN;
+	len += ask_long_put(p + len, (const uint8_t *)"a-long-key!", 11, 42);
+	len += ask_long_put(p + len, (const uint8_t *)"x", 1, 0xFFFFFFFF);
+	assert_int_equal(ask_data_parse(p, len, &r), 0);
+	struct ask_long_iter it;
+	const uint8_t *k;
+	unsigned klen;
+	uint32_t v;
+	ask_long_iter_init(&it, p, len);
+	assert_int_equal(ask_long_next(&it, &k, &klen, &v), 1);
+	assert_int_equal(klen, 11);
+	assert_memory_equal(k, "a-long-key!", 11);
+	assert_int_equal(v, 42);
+	assert_int_equal(ask_long_next(&it, &k, &klen, &v), 1);
+	assert_int_equal(v, 0xFFFFFFFF);
+	assert_int_equal(ask_long_next(&it, &k, &klen, &v), 0);
+
+	/* ACK echoes task, channel, seq. */
+	assert_int_equal(ask_ack_build(p, &m), ASK_HDR_LEN);
+	assert_int_equal(ask_ack_parse(p, ASK_HDR_LEN, &r), 0);
+	assert_int_equal(r.type, ASK_DATA_ACK);
+	assert_int_equal(r.task, m.task);
+	assert_int_equal(r.channel, m.channel);
+	assert_int_equal(r.seq, m.seq);
+
+	/* SWAP and FETCH select slot | copy << 8. */
+	ask_swap_build(p, 3, 16, 8, 77, 5, 1);
+	assert_int_equal(ask_msg_get(p, ASK_HDR_LEN, &r), 0);
+	assert_int_equal(r.type, ASK_SWAP);
+	assert_int_equal(r.bitmap, 0x105);
+	assert_int_equal(r.seq, 77);
+	ask_fetch_build(p, 3, 16, 8, 78, 31, 0, 1024, 116);
+	assert_int_equal(ask_msg_get(p, ASK_HDR_LEN, &r), 0);
+	assert_int_equal(r.type, ASK_FETCH);
+	assert_int_equal(r.bitmap, 31);
+	assert_int_equal(r.start, 1024);
+	assert_int_equal(r.count, 116);
+}
+
+static void test_parse_rejects(void **state)
+{
+	uint8_t p[ASK_MSG_MAX + 64], key[16] = {1};
+	struct ask_msg m = {.type = ASK_DATA, .nslots = 3, .key_bytes = 16, .seq = 1}, r;
+	size_t len = ask_data_init(p, &m);
+
+	(void)state;
+	ask_data_put(p, 16, 2, key, 1);
+	assert_int_equal(ask_data_parse(p, len, &r), 0);
+	for (size_t n = 0; n < len; n++) /* every truncation */
+		assert_int_equal(ask_data_parse(p, n, &r), -EINVAL);
+	p[15] |= 0x08; /* bitmap bit 3 with S = 3 */
+	assert_int_equal(ask_data_parse(p, len, &r), -EINVAL);
+	p[15] &= 0x07;
+	p[6] = 0; /* nslots 0 */
+	assert_int_equal(ask_data_parse(p, len, &r), -EINVAL);
+	p[6] = 33;
+	assert_int_equal(ask_data_parse(p, sizeof(p), &r), -EINVAL);
+	p[6] = 3;
+	p[7] = 5; /* key width */
+	assert_int_equal(ask_data_parse(p, len, &r), -EINVAL);
+	p[7] = 16;
+	p[0] = ASK_DATA_ACK;
+	assert_int_equal(ask_data_parse(p, len, &r), -EINVAL);
+	assert_int_equal(ask_swap_done_parse(p, len, &r), -EINVAL);
+	assert_int_equal(ask_ack_parse(p, ASK_HDR_LEN - 1, &r), -EINVAL);
+
+	/* LONG: a record cut short, a count that disagrees, a bitmap. */
+	struct ask_msg lm = {
+	        .type = ASK_DATA, .flags = ASK_F_LONG, .nslots = 3, .key_bytes = 8, .count = 1};
+	ask_msg_put(p, &lm);
+	len = ASK_HDR_LEN + ask_long_put(p + ASK_HDR_LEN, (const uint8_t *)"0123456789", 10, 7);
+	assert_int_equal(ask_data_parse(p, len, &r), 0);
+	for (size_t n = ASK_HDR_LEN + 1; n < len; n++)
+		assert_int_equal(ask_data_parse(p, n, &r), -EINVAL);
+	assert_int_equal(ask_data_parse(p, len + 1, &r), -EINVAL); /* a stray byte */
+	p[23] = 2;
+	assert_int_equal(ask_data_parse(p, len, &r), -EINVAL);
+	p[23] = 1;
+	p[15] = 1;
+	assert_int_equal(ask_data_parse(p, len, &r), -EINVAL);
+	p[15] = 0;
+	ask_put16(p + ASK_HDR_LEN, 300); /* key length past 255 */
+	assert_int_equal(ask_data_parse(p, sizeof(p), &r), -EINVAL);
+
+	/* FETCH_REPLY: more records than fit, or than the length holds. */
+	struct ask_msg fm = {.type = ASK_FETCH_REPLY, .count = ask_fetch_max(8) + 1};
+	ask_msg_put(p, &fm);
+	assert_int_equal(ask_fetch_reply_parse(p, sizeof(p), 8, &r), -EINVAL);
+	fm.count = 3;
+	ask_msg_put(p, &fm);
+	assert_int_equal(ask_fetch_reply_parse(p, ASK_HDR_LEN + 36, 8, &r), 0);
+	assert_int_equal(ask_fetch_reply_parse(p, ASK_HDR_LEN + 35, 8, &r), -EINVAL);
+	fm.flags = ASK_F_ERROR; /* a refusal carries no records to check */
+	ask_msg_put(p, &fm);
+	assert_int_equal(ask_fetch_reply_parse(p, ASK_HDR_LEN, 8, &r), 0);
+
+	/* Garbage of every length through every parser: no crash, nothing read past len (the
+	 * buffer is copied to a heap block of exactly that size for ASan / valgrind). */
+	srand(1);
+	for (int i = 0; i < 20000; i++) {
+		size_t n = (size_t)rand() % 200;
+		uint8_t *g = malloc(n ? n : 1);
+		for (size_t j = 0; j < n; j++)
+			g[j] = (uint8_t)rand();
+		if (n > 0)
+			g[0] = (uint8_t)(1 + rand() % 6);
+		if (n > 6)
+			g[6] = (uint8_t)(rand() % 34);
+		if (n > 1 && rand() % 2)
+			g[1] = ASK_F_LONG;
+		(void)ask_data_parse(g, n, &r);
+		(void)ask_fetch_reply_parse(g, n, 8, &r);
+		(void)ask_swap_done_parse(g, n, &r);
+		free(g);
+	}
+}
+
+/* ---- table ---- */
+
+static void test_table_ops(void **state)
+{
+	struct ask_table *t;
+	uint8_t k[ASK_KEY_MAX];
+	uint32_t v;
+
+	(void)state;
+	assert_int_equal(ask_key_canon(k, (const uint8_t *)"ab", 2, 8), 8);
+	assert_memory_equal(k, "ab\0\0\0\0\0\0", 8);
+	assert_int_equal(ask_key_canon(k, (const uint8_t *)"abcdefghij", 10, 8), 10);
+
+	t = ask_table_new(ASK_OP_ADD);
+	assert_int_equal(ask_table_merge(t, (const uint8_t *)"k", 1, 0xFFFFFFFF), 0);
+	assert_int_equal(ask_table_merge(t, (const uint8_t *)"k", 1, 2), 0);
+	assert_true(ask_table_get(t, (const uint8_t *)"k", 1, &v));
+	assert_int_equal(v, 1); /* wraps at 32 bits */
+	assert_false(ask_table_get(t, (const uint8_t *)"kk", 2, &v));
+	ask_table_free(t);
+
+	t = ask_table_new(ASK_OP_MAX);
+	ask_table_merge(t, (const uint8_t *)"k", 1, (uint32_t)-5);
+	ask_table_merge(t, (const uint8_t *)"k", 1, (uint32_t)-7);
+	ask_table_get(t, (const uint8_t *)"k", 1, &v);
+	assert_int_equal((int32_t)v, -5); /* signed */
+	ask_table_merge(t, (const uint8_t *)"k", 1, 3);
+	ask_table_get(t, (const uint8_t *)"k", 1, &v);
+	assert_int_equal(v, 3);
+	ask_table_free(t);
+
+	t = ask_table_new(ASK_OP_MIN);
+	ask_table_merge(t, (const uint8_t *)"k", 1, 0x7FFFFFFF);
+	ask_table_merge(t, (const uint8_t *)"k", 1, 0x80000000);
+	ask_table_get(t, (const uint8_t *)"k", 1, &v);
+	assert_int_equal(v, 0x80000000);
+	ask_table_free(t);
+
+	/* Many keys: growth keeps every one. */
+	t = ask_table_new(ASK_OP_ADD);
+	for (uint32_t i = 0; i < 100000; i++)
+		assert_int_equal(ask_table_merge(t, (const uint8_t *)&i, 4, i), 0);
+	for (uint32_t i = 0; i < 100000; i += 997) {
+		assert_true(ask_table_get(t, (const uint8_t *)&i, 4, &v));
+		assert_int_equal(v, i);
+	}
+	assert_int_equal(ask_table_size(t), 100000);
+	ask_table_free(t);
+
+	/* Output: sorted by key bytes, padding stripped in text, u64 and hex forms. */
+	t = ask_table_new(ASK_OP_ADD);
+	ask_table_merge(t, (const uint8_t *)"b\0\0\0", 4, 1);
+	ask_table_merge(t, (const uint8_t *)"a\0\0\0", 4, (uint32_t)-2);
+	ask_table_merge(t, (const uint8_t *)"abcdef", 6, 3);
+	char *s = table_text(t, ASK_KFMT_TEXT);
+	assert_string_equal(s, "a\t-2\nabcdef\t3\nb\t1\n");
+	free(s);
+	s = table_text(t, ASK_KFMT_HEX);
+	assert_string_equal(s, "61000000\t-2\n616263646566\t3\n62000000\t1\n");
+	free(s);
+	ask_table_free(t);
+	t = ask_table_new(ASK_OP_ADD);
+	ask_table_merge(t, (const uint8_t *)"\0\0\0\0\0\0\1\2\0\0\0\0\0\0\0\0", 16, 9);
+	ask_table_merge(t, (const uint8_t *)"\0\0\0\0\0\0\0\7", 8, 1);
+	ask_table_merge(t, (const uint8_t *)"\0\0\0\0\0\0\0\7\1", 9, 1);
+	s = table_text(t, ASK_KFMT_U64);
+	assert_string_equal(s, "7\t1\n000000000000000701\t1\n258\t9\n");
+	free(s);
+	ask_table_free(t);
+	enum ask_op op;
+	enum ask_kfmt fmt;
+	assert_int_equal(ask_op_parse("min", &op), 0);
+	assert_int_equal(op, ASK_OP_MIN);
+	assert_int_equal(ask_op_parse("sum", &op), -EINVAL);
+	assert_int_equal(ask_kfmt_parse("u64", &fmt), 0);
+	assert_int_equal(fmt, ASK_KFMT_U64);
+}
+
+/* ---- sources ---- */
+
+static void test_sources(void **state)
+{
+	struct ask_src *s;
+	struct ask_tuple t;
+	char big[400];
+
+	(void)state;
+	s = src_text("  the\tcat\r\nThe\v\fcat. \n", false);
+	const char *want[] = {"the", "cat", "The", "cat."};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(ask_src_next(s, &t), 1);
+		assert_int_equal(t.len, strlen(want[i]));
+		assert_memory_equal(t.key, want[i], t.len);
+		assert_int_equal(t.value, 1);
+	}
+	assert_int_equal(ask_src_next(s, &t), 0);
+	ask_src_free(s);
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	s = src_text(big, false);
+	assert_int_equal(ask_src_next(s, &t), -E2BIG);
+	assert_non_null(strstr(ask_src_error(s), "longer than 255"));
+	ask_src_free(s);
+
+	s = src_text("apple 3\n\n  pear -7  \nbig 4294967295\n", true);
+	assert_int_equal(ask_src_next(s, &t), 1);
+	assert_int_equal(t.value, 3);
+	assert_int_equal(ask_src_next(s, &t), 1);
+	assert_memory_equal(t.key, "pear", 4);
+	assert_int_equal((int32_t)t.value, -7);
+	assert_int_equal(ask_src_next(s, &t), 1);
+	assert_int_equal(t.value, 0xFFFFFFFF);
+	assert_int_equal(ask_src_next(s, &t), 0);
+	ask_src_free(s);
+	const char *bad[] = {"k\n", "k 1 2\n", "k x\n", "k 4294967296\n", "k -2147483649\n"};
+	for (int i = 0; i < 5; i++) {
+		s = src_text(bad[i], true);
+		assert_int_equal(ask_src_next(s, &t), -EINVAL);
+		assert_non_null(strstr(ask_src_error(s), "mem:1"));
+		ask_src_free(s);
+	}
+
+	/* Zipf: deterministic per seed, id 0 about twice as frequent as id 1 at s = 1. */
+	struct ask_zipf_spec z;
+	assert_int_equal(ask_zipf_parse("1000,1.0,100k,42", &z), 0);
+	assert_int_equal(z.count, 100000);
+	assert_int_equal(ask_zipf_parse("1000,1.0,100k", &z), -EINVAL);
+	assert_int_equal(ask_zipf_parse("0,1.0,1,1", &z), -EINVAL);
+	assert_int_equal(ask_zipf_parse("10,-1,1,1", &z), -EINVAL);
+	ask_zipf_parse("1000,1.0,100k,42", &z);
+	struct ask_src *a = ask_src_new(), *b = ask_src_new();
+	ask_src_add_zipf(a, &z);
+	ask_src_add_zipf(b, &z);
+	uint64_t n0 = 0, n1 = 0, n = 0, top = 0;
+	struct ask_tuple u;
+	while (ask_src_next(a, &t) == 1) {
+		assert_int_equal(ask_src_next(b, &u), 1);
+		assert_memory_equal(t.key, u.key, 8);
+		uint64_t id = (uint64_t)ask_be32(t.key) << 32 | ask_be32(t.key + 4);
+		assert_true(id < 1000);
+		n0 += id == 0;
+		n1 += id == 1;
+		top = id > top ? id : top;
+		n++;
+	}
+	assert_int_equal(n, 100000);
+	assert_true(n0 > 1.8 * n1 && n0 < 2.2 * n1);
+	/* H(1000) ~ 7.485: P(0) ~ 0.1336 */
+	assert_true(n0 > 12800 && n0 < 13900);
+	assert_true(top > 900);
+	ask_src_free(a);
+	ask_src_free(b);
+}
+
+/* ---- sender ---- */
+
+static struct ask_sender *sender(const char *text, unsigned nchan, unsigned window,
+                                 unsigned retries)
+{
+	struct ask_send_cfg cfg = {.task = 7,
+	                           .channel0 = 10,
+	                           .nchan = nchan,
+	                           .window = window,
+	                           .nslots = 4,
+	                           .key_bytes = 8,
+	                           .rto_ns = 10 * MS,
+	                           .retries = retries};
+	struct ask_sender *s = ask_sender_new(&cfg, src_text(text, true));
+
+	assert_non_null(s);
+	return s;
+}
+
+static void ack(struct ask_sender *s, const uint8_t *pkt, uint64_t now)
+{
+	struct ask_msg m;
+	uint8_t a[ASK_HDR_LEN];
+
+	assert_int_equal(ask_msg_get(pkt, ASK_HDR_LEN, &m), 0);
+	ask_ack_build(a, &m);
+	ask_sender_ack(s, a, sizeof(a), now);
+}
+
+static void test_sender_window(void **state)
+{
+	/* 4 subspaces: a queue head each per packet; 40 keys give at least 10 packets. */
+	char text[2000] = "";
+	struct ask_tx tx[64];
+	struct ask_msg m;
+	uint8_t saved[ASK_MSG_MAX];
+	size_t saved_len;
+	int n;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		sprintf(text + strlen(text), "key%d %d\n", i, i);
+	struct ask_sender *s = sender(text, 1, 4, 2);
+	n = ask_sender_pump(s, 0, tx, 64);
+	assert_int_equal(n, 4); /* the window */
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(ask_data_parse(tx[i].buf, tx[i].len, &m), 0);
+		assert_int_equal(m.seq, i);
+		assert_int_equal(m.channel, 10);
+		assert_int_equal(m.task, 7);
+		assert_int_equal(m.flags, 0);
+		assert_true(m.bitmap != 0);
+		/* Each valid slot holds a key of that subspace. */
+		for (unsigned j = 0; j < 4; j++)
+			if (m.bitmap >> j & 1)
+				assert_int_equal(
+				        ask_key_slot(tx[i].buf + ASK_HDR_LEN + j * 12, 8, 4), j);
+	}
+	memcpy(saved, tx[0].buf, tx[0].len);
+	saved_len = tx[0].len;
+	assert_int_equal(ask_sender_pump(s, 1 * MS, tx, 64), 0); /* window full */
+	/* Selective: seq 1 acked, base stays at 0, still no room. */
+	ack(s, saved, 2 * MS); /* an ACK of seq 0 ... */
+	ack(s, saved, 2 * MS); /* ... twice */
+	assert_int_equal(ask_sender_stats(s)->dup_acks, 1);
+	n = ask_sender_pump(s, 3 * MS, tx, 64);
+	assert_int_equal(n, 1); /* one slot freed */
+	assert_int_equal(ask_msg_get(tx[0].buf, tx[0].len, &m), 0);
+	assert_int_equal(m.seq, 4);
+	/* Timeout: seqs 1..3 resent (sent at 0; RTT 2 ms sampled, rto floor 10 ms) with RESEND
+	 * and otherwise the same bytes; seq 4 (sent at 3 ms) not yet. */
+	n = ask_sender_pump(s, 11 * MS, tx, 64);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ask_msg_get(tx[i].buf, tx[i].len, &m), 0);
+		assert_int_equal(m.seq, i + 1);
+		assert_true(m.flags & ASK_F_RESEND);
+	}
+	/* The backoff doubles: nothing at 21 ms for 1..3, seq 4 is due (sent at 3). */
+	n = ask_sender_pump(s, 21 * MS, tx, 64);
+	assert_int_equal(n, 1);
+	/* Out of retries: second resend at 31 ms, then -ETIMEDOUT at 31 + 40. */
+	assert_int_equal(ask_sender_pump(s, 31 * MS, tx, 64), 3);
+	assert_int_equal(ask_sender_pump(s, 72 * MS, tx, 64), -ETIMEDOUT);
+	assert_non_null(strstr(ask_sender_error(s), "channel 10 seq 1"));
+	ask_sender_free(s);
+
+	/* RESEND bytes are the original but for the flag. */
+	s = sender(text, 1, 4, 5);
+	ask_sender_pump(s, 0, tx, 64);
+	memcpy(saved, tx[0].buf, tx[0].len);
+	saved_len = tx[0].len;
+	n = ask_sender_pump(s, 20 * MS, tx, 64);
+	assert_int_equal(n, 4);
+	assert_int_equal(tx[0].len, saved_len);
+	assert_int_equal(tx[0].buf[1], saved[1] | ASK_F_RESEND);
+	assert_memory_equal(tx[0].buf + 2, saved + 2, saved_len - 2);
+	ask_sender_free(s);
+
+	/* Loss detection: seq 2, sent after 0 and 1, is acknowledged after 1 ms (the RTT); 0
+	 * and 1 fall due a quarter RTT + 20 us later, long before the 10 ms floor; 3 does not. */
+	s = sender(text, 1, 4, 5);
+	assert_int_equal(ask_sender_pump(s, 0, tx, 64), 4);
+	uint8_t p2[ASK_MSG_MAX];
+	memcpy(p2, tx[2].buf, tx[2].len);
+	ack(s, p2, 1 * MS);
+	assert_int_equal(ask_sender_wake(s), 1 * MS + MS / 4 + 20000);
+	assert_int_equal(ask_sender_pump(s, 1 * MS + MS / 4, tx, 64), 0);
+	n = ask_sender_pump(s, 1 * MS + MS / 4 + 20000, tx, 64);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ask_msg_get(tx[i].buf, tx[i].len, &m), 0);
+		assert_int_equal(m.seq, i);
+		assert_true(m.flags & ASK_F_RESEND);
+	}
+	ask_sender_free(s);
+}
+
+/* Sends everything, acking all, until done; returns the packets seen per channel. */
+static void test_sender_last(void **state)
+{
+	struct ask_tx tx[64];
+	struct ask_msg m;
+	uint64_t now = 0;
+	unsigned last[3] = {0}, pkts[3] = {0}, tuples = 0, longs = 0;
+	int n;
+
+	(void)state;
+	/* 3 channels, 5 short tuples and a long one: LONG packet, DATA packets, LASTs. */
+	struct ask_sender *s = sender("a 1\nb 2\nc 3\nd 4\ne 5\nlonger-than-eight 6\n", 3, 2, 3);
+	while (!ask_sender_done(s)) {
+		n = ask_sender_pump(s, now, tx, 64);
+		assert_true(n >= 0);
+		for (int i = 0; i < n; i++) {
+			assert_int_equal(ask_data_parse(tx[i].buf, tx[i].len, &m), 0);
+			unsigned c = m.channel - 10;
+			assert_true(c < 3);
+			assert_int_equal(m.seq, pkts[c]++);
+			assert_int_equal(last[c], 0); /* nothing after LAST */
+			if (m.flags & ASK_F_LAST)
+				last[c] = 1;
+			if (m.flags & ASK_F_LONG)
+				longs += m.count;
+			else
+				tuples += (unsigned)__builtin_popcount(m.bitmap);
+			ack(s, tx[i].buf, now);
+		}
+		now += MS;
+		assert_true(now < 100 * MS);
+	}
+	assert_int_equal(tuples, 5);
+	assert_int_equal(longs, 1);
+	for (int c = 0; c < 3; c++)
+		assert_int_equal(last[c], 1);
+	assert_int_equal(ask_sender_stats(s)->tuples, 6);
+	assert_int_equal(ask_sender_stats(s)->long_tuples, 1);
+	assert_int_equal(ask_sender_stats(s)->resends, 0);
+	ask_sender_free(s);
+
+	/* An empty input: an empty LAST (bitmap 0) at seq 0 on each channel. */
+	s = sender("", 2, 4, 3);
+	n = ask_sender_pump(s, 0, tx, 64);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ask_data_parse(tx[i].buf, tx[i].len, &m), 0);
+		assert_int_equal(m.flags, ASK_F_LAST);
+		assert_int_equal(m.bitmap, 0);
+		assert_int_equal(m.seq, 0);
+	}
+	assert_false(ask_sender_done(s));
+	ack(s, tx[0].buf, 0);
+	ack(s, tx[1].buf, 0);
+	assert_true(ask_sender_done(s));
+	/* Foreign ACKs are counted, not taken. */
+	uint8_t a[ASK_HDR_LEN];
+	struct ask_msg w = {.type = ASK_DATA_ACK, .task = 8, .channel = 10};
+	ask_msg_put(a, &w);
+	ask_sender_ack(s, a, sizeof(a), 0);
+	w.task = 7;
+	w.channel = 12;
+	ask_msg_put(a, &w);
+	ask_sender_ack(s, a, sizeof(a), 0);
+	ask_sender_ack(s, a, 10, 0);
+	assert_int_equal(ask_sender_stats(s)->bad_acks, 3);
+	ask_sender_free(s);
+}
+
+/* ---- receiver ---- */
+
+static struct ask_receiver *receiver(enum ask_op op, bool ctl, uint64_t threshold)
+{
+	struct ask_recv_cfg cfg = {.task = 7,
+	                           .nchan = 2,
+	                           .window = 4,
+	                           .nslots = 4,
+	                           .key_bytes = 8,
+	                           .aa_size = 2048,
+	                           .op = op,
+	                           .ctl = ctl,
+	                           .swap_threshold = threshold,
+	                           .rto_ns = 10 * MS,
+	                           .retries = 2,
+	                           .seq0 = 1000};
+	struct ask_receiver *r = ask_receiver_new(&cfg);
+
+	assert_non_null(r);
+	return r;
+}
+
+/* A DATA payload of task 7, S 4, kb 8 with `key` (value) in its subspace's slot, if any. */
+static size_t data(uint8_t *p, unsigned channel, uint32_t seq, uint8_t flags, const char *key,
+                   uint32_t value)
+{
+	struct ask_msg m = {.task = 7,
+	                    .channel = (uint16_t)channel,
+	                    .nslots = 4,
+	                    .key_bytes = 8,
+	                    .seq = seq,
+	                    .flags = flags};
+	uint8_t k[8] = {0};
+	size_t len = ask_data_init(p, &m);
+
+	if (key != NULL) {
+		memcpy(k, key, strlen(key));
+		ask_data_put(p, 8, ask_key_slot(k, 8, 4), k, value);
+	}
+	return len;
+}
+
+static int rx(struct ask_receiver *r, const uint8_t *p, size_t len)
+{
+	uint8_t a[ASK_HDR_LEN];
+	return ask_receiver_input(r, p, len, a);
+}
+
+static void test_receiver_dedup(void **state)
+{
+	struct ask_receiver *r = receiver(ASK_OP_ADD, false, 0);
+	uint8_t p[ASK_MSG_MAX], a[ASK_HDR_LEN];
+	struct ask_msg m;
+	size_t len;
+
+	(void)state;
+	len = data(p, 1, 0, 0, "w", 5);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_NEW);
+	assert_int_equal(ask_ack_parse(a, sizeof(a), &m), 0);
+	assert_int_equal(m.task, 7);
+	assert_int_equal(m.channel, 1);
+	assert_int_equal(m.seq, 0);
+	memset(a, 0, sizeof(a));
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_DUP); /* ACKed again */
+	assert_int_equal(a[0], ASK_DATA_ACK);
+	assert_int_equal(get(ask_receiver_table(r), "w", 8), 5);
+	/* Out of order within 2W: 3, 2 new, then 1 moves the base to 4; 2 again is a dup. */
+	assert_int_equal(rx(r, p, data(p, 1, 3, 0, "w", 1)), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 1, 2, 0, "w", 1)), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 1, 2, 0, "w", 1)), ASK_RX_DUP);
+	assert_int_equal(rx(r, p, data(p, 1, 9, 0, "w", 1)), ASK_RX_BAD); /* base 1 + 2W */
+	assert_int_equal(rx(r, p, data(p, 1, 1, 0, "w", 1)), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 1, 2, 0, "w", 1)), ASK_RX_DUP); /* below the base */
+	/* Window wrap: 4..11 now fit; 8 aliases 0 in the ring but is new. */
+	assert_int_equal(rx(r, p, data(p, 1, 8, 0, "w", 1)), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 1, 0, 0, "w", 1)), ASK_RX_DUP);
+	assert_int_equal(rx(r, p, data(p, 1, 12, 0, "w", 1)), ASK_RX_BAD);
+	assert_int_equal(get(ask_receiver_table(r), "w", 8), 9);
+	/* Foreign packets: wrong task, channel, shape; not ACKed. */
+	len = data(p, 2, 0, 0, "w", 1);
+	assert_int_equal(rx(r, p, len), ASK_RX_BAD);
+	len = data(p, 0, 0, 0, "w", 1);
+	p[3] = 8;
+	assert_int_equal(rx(r, p, len), ASK_RX_BAD);
+	p[3] = 7;
+	p[6] = 5;
+	assert_int_equal(rx(r, p, ask_data_size(5, 8)), ASK_RX_BAD);
+	assert_int_equal(ask_receiver_stats(r)->bad_pkts, 5);
+	assert_int_equal(ask_receiver_stats(r)->dup_pkts, 4);
+	assert_int_equal(ask_receiver_stats(r)->data_pkts, 5);
+
+	/* LAST: channel 1 ends at 9 once 4..9 are in; channel 0 ends at 0 (empty LAST). */
+	assert_false(ask_receiver_complete(r));
+	assert_int_equal(rx(r, p, data(p, 1, 9, ASK_F_LAST, NULL, 0)), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 1, 10, 0, "w", 1)), ASK_RX_BAD);         /* past LAST */
+	assert_int_equal(rx(r, p, data(p, 1, 7, ASK_F_LAST, "w", 1)), ASK_RX_BAD); /* 2nd LAST */
+	for (uint32_t q = 4; q < 8; q++)
+		assert_int_equal(rx(r, p, data(p, 1, q, 0, "w", 1)), ASK_RX_NEW);
+	assert_false(ask_receiver_complete(r));
+	assert_int_equal(rx(r, p, data(p, 0, 1, ASK_F_LAST, NULL, 0)), ASK_RX_NEW);
+	assert_false(ask_receiver_complete(r)); /* channel 0 still misses seq 0 */
+	assert_int_equal(rx(r, p, data(p, 0, 0, 0, "v", 1)), ASK_RX_NEW);
+	assert_true(ask_receiver_complete(r));
+	assert_true(ask_receiver_done(r)); /* no switch: nothing to fetch */
+	struct ask_tx tx;
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 0);
+	assert_int_equal(get(ask_receiver_table(r), "w", 8), 13);
+	ask_receiver_free(r);
+
+	/* A LAST below a seq already seen is refused. */
+	r = receiver(ASK_OP_ADD, false, 0);
+	assert_int_equal(rx(r, p, data(p, 0, 2, 0, "w", 1)), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 0, 1, ASK_F_LAST, NULL, 0)), ASK_RX_BAD);
+	ask_receiver_free(r);
+}
+
+static void test_receiver_merge(void **state)
+{
+	uint8_t p[ASK_MSG_MAX], q[ASK_MSG_MAX];
+	size_t len;
+
+	(void)state;
+	for (enum ask_op op = ASK_OP_ADD; op <= ASK_OP_MIN; op++) {
+		struct ask_receiver *r = receiver(op, false, 0);
+		int32_t vals[] = {4, -3, 10, -20};
+		for (uint32_t i = 0; i < 4; i++)
+			assert_int_equal(rx(r, p, data(p, 0, i, 0, "key", (uint32_t)vals[i])),
+			                 ASK_RX_NEW);
+		/* a duplicate changes nothing */
+		assert_int_equal(rx(r, p, data(p, 0, 3, 0, "key", 1000)), ASK_RX_DUP);
+		int32_t want = op == ASK_OP_ADD ? -9 : op == ASK_OP_MAX ? 10 : -20;
+		assert_int_equal((int32_t)get(ask_receiver_table(r), "key", 8), want);
+		ask_receiver_free(r);
+	}
+
+	/* LONG records: merged under their full key, a short one padded like a slot key. */
+	struct ask_receiver *r = receiver(ASK_OP_ADD, false, 0);
+	struct ask_msg lm = {.type = ASK_DATA,
+	                     .flags = ASK_F_LONG,
+	                     .task = 7,
+	                     .nslots = 4,
+	                     .key_bytes = 8,
+	                     .count = 3};
+	ask_msg_put(q, &lm);
+	len = ASK_HDR_LEN;
+	len += ask_long_put(q + len, (const uint8_t *)"extraordinary", 13, 2);
+	len += ask_long_put(q + len, (const uint8_t *)"extraordinary", 13, 3);
+	len += ask_long_put(q + len, (const uint8_t *)"key", 3, 1);
+	assert_int_equal(rx(r, q, len), ASK_RX_NEW);
+	assert_int_equal(rx(r, p, data(p, 0, 1, 0, "key", 1)), ASK_RX_NEW);
+	assert_int_equal(rx(r, q, len), ASK_RX_DUP);
+	assert_int_equal(get(ask_receiver_table(r), "extraordinary", 8), 5);
+	assert_int_equal(get(ask_receiver_table(r), "key", 8), 2);
+	assert_int_equal(ask_receiver_stats(r)->long_records, 3);
+	assert_int_equal(ask_receiver_stats(r)->tuples_unabsorbed, 1);
+	ask_receiver_free(r);
+}
+
+/* A reply to the request req (header only), with type, copy and start changed. */
+static size_t reply(uint8_t *p, const uint8_t *req, uint8_t type, unsigned copy, uint32_t start,
+                    uint32_t count)
+{
+	struct ask_msg m;
+
+	ask_msg_get(req, ASK_HDR_LEN, &m);
+	m.type = type;
+	m.bitmap = ASK_SEL(ASK_SEL_SLOT(m.bitmap), copy);
+	m.start = start;
+	m.count = count;
+	ask_msg_put(p, &m);
+	return ASK_HDR_LEN;
+}
+
+static void test_receiver_ctl(void **state)
+{
+	struct ask_receiver *r = receiver(ASK_OP_ADD, true, 2);
+	uint8_t p[ASK_MSG_MAX], req[ASK_HDR_LEN], a[ASK_HDR_LEN], key[8] = "zz";
+	struct ask_tx tx;
+	struct ask_msg m;
+	unsigned j = ask_key_slot(key, 8, 4);
+	size_t len;
+
+	(void)state;
+	/* Three un-absorbed tuples in slot j pass the threshold 2: SWAP(j, copy 1). */
+	for (uint32_t q = 0; q < 2; q++)
+		rx(r, p, data(p, 0, q, 0, "zz", 1));
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 0);
+	rx(r, p, data(p, 0, 2, 0, "zz", 1));
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 1);
+	assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+	assert_int_equal(m.type, ASK_SWAP);
+	assert_int_equal(m.bitmap, ASK_SEL(j, 1));
+	assert_int_equal(m.seq, 1000);
+	assert_int_equal(m.task, 7);
+	memcpy(req, tx.buf, ASK_HDR_LEN);
+	/* Retry after the timeout: the same bytes. */
+	assert_int_equal(ask_receiver_ctl(r, 5 * MS, &tx), 0);
+	assert_int_equal(ask_receiver_ctl(r, 10 * MS, &tx), 1);
+	assert_memory_equal(tx.buf, req, ASK_HDR_LEN);
+	assert_int_equal(ask_receiver_stats(r)->swap_retries, 1);
+	/* A SWAP_DONE naming the other copy, or another seq, does not count. */
+	len = reply(p, req, ASK_SWAP_DONE, 0, 0, 0);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	p[11] ^= 1;
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(ask_receiver_stats(r)->swaps, 0);
+	assert_int_equal(ask_receiver_stats(r)->stale_replies, 2);
+	len = reply(p, req, ASK_SWAP_DONE, 1, 0, 0);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(ask_receiver_stats(r)->swaps, 1);
+
+	/* Then FETCH the old copy 0 from 0, a new seq, fetch_max records. */
+	assert_int_equal(ask_receiver_ctl(r, 11 * MS, &tx), 1);
+	assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+	assert_int_equal(m.type, ASK_FETCH);
+	assert_int_equal(m.bitmap, ASK_SEL(j, 0));
+	assert_int_equal(m.start, 0);
+	assert_int_equal(m.count, ask_fetch_max(8));
+	assert_int_equal(m.seq, 1001);
+	memcpy(req, tx.buf, ASK_HDR_LEN);
+	/* The reply is lost: the retry repeats seq, slot, copy and start. */
+	assert_int_equal(ask_receiver_ctl(r, 21 * MS, &tx), 1);
+	assert_memory_equal(tx.buf, req, ASK_HDR_LEN);
+	assert_int_equal(ask_receiver_stats(r)->fetch_retries, 1);
+	/* Reply: 2 records, go on at 1024. */
+	len = reply(p, req, ASK_FETCH_REPLY, 0, 1024, 2);
+	memcpy(p + len, key, 8);
+	ask_put32(p + len + 8, 40);
+	memcpy(p + len + 12, "other\0\0\0", 8);
+	ask_put32(p + len + 20, 7);
+	len += 24;
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY); /* replayed: stale */
+	assert_int_equal(ask_receiver_stats(r)->fetched_records, 2);
+	assert_int_equal(get(ask_receiver_table(r), "zz", 8), 43);
+	assert_int_equal(get(ask_receiver_table(r), "other", 8), 7);
+	assert_int_equal(ask_receiver_ctl(r, 22 * MS, &tx), 1);
+	assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+	assert_int_equal(m.start, 1024);
+	assert_int_equal(m.seq, 1002);
+	memcpy(req, tx.buf, ASK_HDR_LEN);
+	/* A reply that does not advance, or goes past aa_size, is a hard error. */
+	len = reply(p, req, ASK_FETCH_REPLY, 0, 1024, 0);
+	assert_int_equal(ask_receiver_input(r, p, len, a), -EPROTO);
+	ask_receiver_free(r);
+
+	/* End of stream: both copies of every slot, in order, then done. ERROR: hard error. */
+	r = receiver(ASK_OP_ADD, true, 0);
+	rx(r, p, data(p, 0, 0, ASK_F_LAST, NULL, 0));
+	rx(r, p, data(p, 1, 0, ASK_F_LAST, NULL, 0));
+	assert_true(ask_receiver_complete(r));
+	uint64_t now = 0;
+	for (unsigned i = 0; i < 8; i++) {
+		assert_false(ask_receiver_done(r));
+		assert_int_equal(ask_receiver_ctl(r, now, &tx), 1);
+		assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+		assert_int_equal(m.type, ASK_FETCH);
+		assert_int_equal(m.bitmap, ASK_SEL(i / 2, i % 2));
+		memcpy(req, tx.buf, ASK_HDR_LEN);
+		len = reply(p, req, ASK_FETCH_REPLY, i % 2, 2048, 0);
+		assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+		now += MS;
+	}
+	assert_int_equal(ask_receiver_ctl(r, now, &tx), 0);
+	assert_true(ask_receiver_done(r));
+	ask_receiver_free(r);
+
+	r = receiver(ASK_OP_ADD, true, 0);
+	rx(r, p, data(p, 0, 0, ASK_F_LAST, NULL, 0));
+	rx(r, p, data(p, 1, 0, ASK_F_LAST, NULL, 0));
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 1);
+	memcpy(req, tx.buf, ASK_HDR_LEN);
+	len = reply(p, req, ASK_FETCH_REPLY, 0, 0, 0);
+	p[1] = ASK_F_ERROR;
+	assert_int_equal(ask_receiver_input(r, p, len, a), -EPROTO);
+	assert_non_null(strstr(ask_receiver_error(r), "refused FETCH"));
+	ask_receiver_free(r);
+
+	/* No answer at all: -ETIMEDOUT after the retries (2, backoff 10, 20 ms). */
+	r = receiver(ASK_OP_ADD, true, 0);
+	rx(r, p, data(p, 0, 0, ASK_F_LAST, NULL, 0));
+	rx(r, p, data(p, 1, 0, ASK_F_LAST, NULL, 0));
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 1);
+	assert_int_equal(ask_receiver_ctl(r, 10 * MS, &tx), 1);
+	assert_int_equal(ask_receiver_ctl(r, 30 * MS, &tx), 1);
+	assert_int_equal(ask_receiver_ctl(r, 70 * MS, &tx), -ETIMEDOUT);
+	ask_receiver_free(r);
+}
+
+/* ---- sender -> switch model -> receiver ---- */
+
+#define M_AA     64u /* small: collisions and swaps happen */
+#define M_SLOTS  8u
+#define M_KB     8u
+#define M_WINDOW 8u
+#define M_CHANS  3u
+
+/* The switch of docs/ask.md for one task, reduced to what the hosts can observe. */
+struct model {
+	enum ask_op op;
+	struct {
+		uint8_t used, key[M_KB];
+		uint32_t value;
+	} aa[M_SLOTS][2][M_AA];
+	uint8_t active[M_SLOTS];
+	uint32_t seen[M_CHANS][2 * M_WINDOW], agg[M_CHANS][2 * M_WINDOW], next[M_CHANS];
+	uint8_t kept[ASK_MSG_MAX]; /* the last FETCH_REPLY ... */
+	size_t kept_len;
+	uint32_t kept_seq, kept_sel, kept_start; /* ... and the request it answered */
+	uint64_t absorbed, stale, window;
+};
+
+static void model_init(struct model *sw, enum ask_op op)
+{
+	memset(sw, 0, sizeof(*sw));
+	sw->op = op;
+	for (unsigned c = 0; c < M_CHANS; c++)
+		for (unsigned i = 0; i < 2 * M_WINDOW; i++)
+			sw->seen[c][i] = i + 1;
+}
+
+/* DATA through the switch: false if dropped. */
+static bool model_data(struct model *sw, uint8_t *p, size_t len)
+{
+	struct ask_msg m;
+	uint32_t absorbed = 0;
+
+	assert_int_equal(ask_data_parse(p, len, &m), 0);
+	assert_true(m.channel < M_CHANS);
+	int32_t d = (int32_t)(m.seq - sw->next[m.channel]);
+	if (d < -(int32_t)M_WINDOW) {
+		sw->stale++;
+		return false;
+	}
+	assert_true(d < (int32_t)M_WINDOW); /* the sender never breaks its window */
+	if (d >= 0)
+		sw->next[m.channel] = m.seq + 1;
+	if (m.flags & ASK_F_LONG)
+		return true;
+	unsigned i = m.seq % (2 * M_WINDOW);
+	if (sw->seen[m.channel][i] == m.seq) {
+		absorbed = sw->agg[m.channel][i];
+	} else {
+		for (unsigned j = 0; j < M_SLOTS; j++) {
+			if (!(m.bitmap >> j & 1))
+				continue;
+			uint8_t *rec = p + ASK_HDR_LEN + j * ask_rec_len(M_KB);
+			uint32_t e = ask_key_entry(rec, M_KB, M_AA);
+			__typeof__(&sw->aa[0][0][0]) a = &sw->aa[j][sw->active[j]][e];
+			if (!a->used) {
+				a->used = 1;
+				memcpy(a->key, rec, M_KB);
+				a->value = ask_be32(rec + M_KB);
+			} else if (memcmp(a->key, rec, M_KB) == 0) {
+				a->value = ask_op_apply(sw->op, a->value, ask_be32(rec + M_KB));
+			} else {
+				continue;
+			}
+			absorbed |= 1u << j;
+			sw->absorbed++;
+		}
+		sw->seen[m.channel][i] = m.seq;
+		sw->agg[m.channel][i] = absorbed;
+	}
+	for (unsigned j = 0; j < M_SLOTS; j++)
+		if (absorbed >> j & 1)
+			memset(p + ASK_HDR_LEN + j * ask_rec_len(M_KB), 0, ask_rec_len(M_KB));
+	ask_put32(p + 12, m.bitmap & ~absorbed);
+	return true;
+}
+
+/* SWAP or FETCH: the reply into out. */
+static size_t model_ctl(struct model *sw, const uint8_t *req, uint8_t *out)
+{
+	struct ask_msg m;
+	unsigned slot, copy;
+	uint32_t e, n = 0;
+
+	assert_int_equal(ask_msg_get(req, ASK_HDR_LEN, &m), 0);
+	slot = ASK_SEL_SLOT(m.bitmap);
+	copy = ASK_SEL_COPY(m.bitmap);
+	assert_true(slot < M_SLOTS);
+	if (m.type == ASK_SWAP) {
+		sw->active[slot] = (uint8_t)copy;
+		m.type = ASK_SWAP_DONE;
+		ask_msg_put(out, &m);
+		return ASK_HDR_LEN;
+	}
+	assert_int_equal(m.type, ASK_FETCH);
+	if (sw->kept_len > 0 && sw->kept_seq == m.seq && sw->kept_sel == m.bitmap &&
+	    sw->kept_start == m.start) {
+		memcpy(out, sw->kept, sw->kept_len); /* a retry: the same reply, nothing cleared */
+		return sw->kept_len;
+	}
+	for (e = m.start; e < M_AA && e < m.start + 16 && n < m.count; e++) {
+		__typeof__(&sw->aa[0][0][0]) a = &sw->aa[slot][copy][e];
+		if (!a->used)
+			continue;
+		uint8_t *rec = out + ASK_HDR_LEN + n * ask_rec_len(M_KB);
+		memcpy(rec, a->key, M_KB);
+		ask_put32(rec + M_KB, a->value);
+		a->used = 0;
+		n++;
+	}
+	sw->kept_seq = m.seq;
+	sw->kept_sel = m.bitmap;
+	sw->kept_start = m.start;
+	m.type = ASK_FETCH_REPLY;
+	m.start = e;
+	m.count = n;
+	ask_msg_put(out, &m);
+	sw->kept_len = ASK_HDR_LEN + n * ask_rec_len(M_KB);
+	memcpy(sw->kept, out, sw->kept_len);
+	return sw->kept_len;
+}
+
+/* A packet on the wire, delivered at `at`. */
+struct wire {
+	uint8_t buf[ASK_MSG_MAX];
+	size_t len;
+	uint64_t at;
+	int to; /* 0 switch (DATA), 1 sender (ACK), 2 switch (ctl), 3 receiver (ctl reply) */
+};
+
+struct net {
+	struct wire *w;
+	size_t n, cap;
+	unsigned loss, dup, delay; /* percent */
+	uint32_t rng;
+};
+
+static unsigned net_rand(struct net *nt)
+{
+	nt->rng = nt->rng * 1103515245u + 12345u;
+	return (nt->rng >> 16) % 100;
+}
+
+/*
+ * DATA and ACKs may be lost, duplicated, delayed and reordered; SWAP, FETCH and their replies
+ * only lost: a FETCH duplicated (or delayed past its retry) and executed after the next one
+ * would read and clear entries whose reply the receiver no longer takes (see README).
+ */
+static void net_send(struct net *nt, const uint8_t *buf, size_t len, int to, uint64_t now)
+{
+	bool ctl = to >= 2;
+
+	for (int copies = !ctl && net_rand(nt) < nt->dup ? 2 : 1; copies > 0; copies--) {
+		if (net_rand(nt) < nt->loss)
+			continue;
+		if (nt->n == nt->cap) {
+			nt->cap = nt->cap ? 2 * nt->cap : 256;
+			nt->w = realloc(nt->w, nt->cap * sizeof(*nt->w));
+			assert_non_null(nt->w);
+		}
+		struct wire *x = &nt->w[nt->n++];
+		memcpy(x->buf, buf, len);
+		x->len = len;
+		x->to = to;
+		/* most arrive next tick in random order; some much later (after a resend) */
+		x->at = now + 1 + (!ctl && net_rand(nt) < nt->delay ? 5 + net_rand(nt) : 0) * MS;
+	}
+}
+
+/* Runs one job; returns the model's absorbed count. */
+static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, unsigned loss,
+                        uint64_t threshold, const struct ask_recv_stats **rst)
+{
+	static struct model sw;
+	struct net nt = {.loss = loss, .dup = loss / 2, .delay = loss / 2, .rng = 99};
+	struct ask_zipf_spec z;
+	struct ask_src *src = src_text(tuples, true);
+	assert_int_equal(ask_zipf_parse(zipf, &z), 0);
+	assert_int_equal(ask_src_add_zipf(src, &z), 0);
+	struct ask_send_cfg scfg = {.task = 7,
+	                            .nchan = M_CHANS,
+	                            .window = M_WINDOW,
+	                            .nslots = M_SLOTS,
+	                            .key_bytes = M_KB,
+	                            .rto_ns = 10 * MS,
+	                            .retries = 30};
+	struct ask_recv_cfg rcfg = {.task = 7,
+	                            .nchan = M_CHANS,
+	                            .window = M_WINDOW,
+	                            .nslots = M_SLOTS,
+	                            .key_bytes = M_KB,
+	                            .aa_size = M_AA,
+	                            .op = op,
+	                            .ctl = true,
+	                            .swap_threshold = threshold,
+	                            .rto_ns = 10 * MS,
+	                            .retries = 30,
+	                            .seq0 = 5};
+	struct ask_sender *s = ask_sender_new(&scfg, src);
+	struct ask_receiver *r = ask_receiver_new(&rcfg);
+	struct ask_tx tx[16];
+	uint8_t out[ASK_MSG_MAX], ack[ASK_HDR_LEN];
+	uint64_t now = 0;
+	struct wire *due = NULL;
+	size_t due_cap = 0;
+
+	assert_non_null(s);
+	assert_non_null(r);
+	model_init(&sw, op);
+	while (!ask_sender_done(s) || !ask_receiver_done(r)) {
+		int n = ask_sender_pump(s, now, tx, 16);
+		assert_true(n >= 0);
+		for (int i = 0; i < n; i++)
+			net_send(&nt, tx[i].buf, tx[i].len, 0, now);
+		struct ask_tx c;
+		int rc = ask_receiver_ctl(r, now, &c);
+		assert_true(rc >= 0);
+		if (rc == 1)
+			net_send(&nt, c.buf, c.len, 2, now);
+		now += MS;
+		/* deliver what is due, in a random order */
+		size_t ndue = 0;
+		for (size_t i = 0; i < nt.n;) {
+			if (nt.w[i].at > now) {
+				i++;
+				continue;
+			}
+			if (ndue == due_cap) {
+				due_cap = due_cap ? 2 * due_cap : 256;
+				due = realloc(due, due_cap * sizeof(*due));
+				assert_non_null(due);
+			}
+			due[ndue++] = nt.w[i];
+			nt.w[i] = nt.w[--nt.n];
+		}
+		for (size_t i = 0; i < ndue; i++) {
+			size_t k = i + net_rand(&nt) % (ndue - i);
+			struct wire x = due[k];
+			due[k] = due[i];
+			if (x.to == 0 && model_data(&sw, x.buf, x.len) &&
+			    ask_receiver_input(r, x.buf, x.len, ack) != ASK_RX_BAD)
+				net_send(&nt, ack, ASK_HDR_LEN, 1, now);
+			else if (x.to == 1)
+				ask_sender_ack(s, x.buf, x.len, now);
+			else if (x.to == 2)
+				net_send(&nt, out, model_ctl(&sw, x.buf, out), 3, now);
+			else if (x.to == 3)
+				assert_true(ask_receiver_input(r, x.buf, x.len, ack) >= 0);
+		}
+		assert_true(now < 200000 * MS);
+	}
+	assert_int_equal(ask_receiver_stats(r)->bad_pkts, 0);
+
+	/* The receiver's table is exactly the reduceByKey of the same input. */
+	struct ask_src *again = src_text(tuples, true);
+	ask_src_add_zipf(again, &z);
+	struct ask_table *want = ask_table_new(op);
+	struct ask_tuple t;
+	uint8_t k[ASK_KEY_MAX];
+	while (ask_src_next(again, &t) == 1)
+		ask_table_merge(want, k, ask_key_canon(k, t.key, t.len, M_KB), t.value);
+	char *a = table_text(want, ASK_KFMT_HEX),
+	     *b = table_text(ask_receiver_table(r), ASK_KFMT_HEX);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	ask_table_free(want);
+	ask_src_free(again);
+	/* Nothing left in the switch. */
+	for (unsigned j = 0; j < M_SLOTS; j++)
+		for (unsigned e = 0; e < M_AA; e++)
+			assert_false(sw.aa[j][0][e].used || sw.aa[j][1][e].used);
+	static struct ask_recv_stats st;
+	st = *ask_receiver_stats(r);
+	*rst = &st;
+	ask_sender_free(s);
+	ask_receiver_free(r);
+	free(nt.w);
+	free(due);
+	return sw.absorbed;
+}
+
+static const char job_tuples[] = "a-long-key-beyond-8 5\nshort -3\nx 2147483647\nx 1\n"
+                                 "another-very-long-key 7\nshort 9\n";
+
+static void test_model_lossless(void **state)
+{
+	const struct ask_recv_stats *st;
+
+	(void)state;
+	uint64_t abs0 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 0, &st);
+	assert_int_equal(st->dup_pkts, 0);
+	assert_int_equal(st->swaps, 0);
+	assert_int_equal(st->long_records, 2);
+	assert_true(st->fetched_records > 0);
+	assert_true(abs0 > 0);
+	/* Swaps let hot keys win more of the array: more absorbed. */
+	uint64_t abs1 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 50, &st);
+	assert_true(st->swaps > 0);
+	assert_true(abs1 > abs0);
+}
+
+static void test_model_lossy(void **state)
+{
+	const struct ask_recv_stats *st;
+
+	(void)state;
+	for (enum ask_op op = ASK_OP_ADD; op <= ASK_OP_MIN; op++) {
+		run_job(job_tuples, "2000,0.9,8000,3", op, 10, 40, &st);
+		assert_true(st->dup_pkts > 0);
+		assert_true(st->swaps > 0);
+		assert_true(st->fetch_retries > 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_codec_roundtrip), cmocka_unit_test(test_parse_rejects),
+	        cmocka_unit_test(test_table_ops),       cmocka_unit_test(test_sources),
+	        cmocka_unit_test(test_sender_window),   cmocka_unit_test(test_sender_last),
+	        cmocka_unit_test(test_receiver_dedup),  cmocka_unit_test(test_receiver_merge),
+	        cmocka_unit_test(test_receiver_ctl),    cmocka_unit_test(test_model_lossless),
+	        cmocka_unit_test(test_model_lossy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
