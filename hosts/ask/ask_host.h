@@ -24,7 +24,7 @@
 
 #include "ask/ask_proto.h"
 
-#define ASK_KEY_MAX    255u  /* longest key a tuple may have */
+#define ASK_KEY_MAX    1024u /* longest key a tuple may have (fits a LONG packet) */
 #define ASK_LONG_BYTES 1400u /* record bytes of one LONG packet, like ASK_FETCH_BYTES */
 /* Largest UDP payload the tools send or take: header + 1400 bytes (LONG, FETCH_REPLY) or S slots.
  */
@@ -147,7 +147,7 @@ enum ask_kfmt {
 /* "text", "u64", "hex" -> fmt: 0 or -EINVAL. */
 int ask_kfmt_parse(const char *s, enum ask_kfmt *fmt);
 
-/* reduceByKey: canonical key (1..255 bytes) -> 32-bit value, combined with one operator. */
+/* reduceByKey: canonical key (1..ASK_KEY_MAX bytes) -> 32-bit value, combined with one operator. */
 struct ask_table;
 
 struct ask_table *ask_table_new(enum ask_op op);

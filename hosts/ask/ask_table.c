@@ -15,7 +15,7 @@ struct ask_ent {
 	uint32_t hash;
 	uint32_t off; /* key bytes at arena + off */
 	uint32_t value;
-	uint8_t len;
+	uint16_t len;
 	uint8_t used;
 };
 
@@ -185,7 +185,7 @@ int ask_table_merge(struct ask_table *t, const uint8_t *key, unsigned len, uint3
 	*e = (struct ask_ent){.hash = hash,
 	                      .off = (uint32_t)t->arena_len,
 	                      .value = value,
-	                      .len = (uint8_t)len,
+	                      .len = (uint16_t)len,
 	                      .used = 1};
 	t->arena_len += len;
 	t->used++;

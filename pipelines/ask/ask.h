@@ -36,6 +36,7 @@ struct rte_mbuf;
 #define ASK_WINDOW_MAX 4096  /* largest W */
 #define ASK_FETCH_SCAN 1024  /* entries one FETCH looks at, at most */
 #define ASK_NO_PORT    0     /* sender_ports = 0: any port but the receiver's */
+#define ASK_CTL_LATE   65536 /* a SWAP/FETCH up to this many seqs older than the newest is late */
 
 enum ask_reg {
 	ASK_REG_WINDOW, /* per channel (at its first ring position): next = 1 + newest seq */
@@ -78,7 +79,9 @@ struct ask_conf {
  */
 struct ask_fetch_cache {
 	bool valid;
-	uint32_t seq, sel, start, count; /* the request it answers */
+	bool ctl_valid;
+	uint32_t ctl_seq;                /* newest SWAP or FETCH seq of the task */
+	uint32_t seq, sel, start, count; /* the request the kept reply answers */
 	uint16_t len;                    /* bytes of reply from the ASK header on */
 	uint8_t reply[ASK_HDR_LEN + ASK_FETCH_BYTES];
 } __rte_cache_aligned;

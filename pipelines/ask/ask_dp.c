@@ -214,6 +214,25 @@ static inline int ask_data(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
 	return ISW_PKT_TAKEN;
 }
 
+/*
+ * SWAP and FETCH of a task carry one increasing seq (the receiver's control seq). A request
+ * older than the newest one seen, by less than ASK_CTL_LATE, is a late copy (a network
+ * duplicate, or a retry overtaken by the next request): executing a FETCH afresh would clear
+ * entries whose reply the receiver no longer waits for, and a SWAP would undo a newer one.
+ * Anything further back counts as new: a restarted receiver starts from an arbitrary seq.
+ */
+static inline bool ctl_late(struct ask_fetch_cache *fc, uint32_t seq)
+{
+	int32_t d = (int32_t)(seq - fc->ctl_seq);
+	if (fc->ctl_valid && d < 0 && d > -ASK_CTL_LATE)
+		return true;
+	if (!fc->ctl_valid || d > 0 || d <= -ASK_CTL_LATE) {
+		fc->ctl_seq = seq;
+		fc->ctl_valid = true;
+	}
+	return false;
+}
+
 /* The selector of a SWAP or FETCH (slot | copy << 8), checked against the task. */
 static inline bool sel_ok(const struct ask_task *t, uint32_t sel)
 {
@@ -244,6 +263,10 @@ static inline int ask_swap(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
 	}
 	if (!isw_shard_claim(w, m, ti))
 		return ISW_PKT_TAKEN;
+	if (unlikely(ctl_late(&ask_fetch[ti], ask_be32(h->seq)))) {
+		drop(w, m, cnt, ISW_DROP_ASK_STALE);
+		return ISW_PKT_TAKEN;
+	}
 	isw_pass_begin(pass);
 	unsigned slot = ASK_SEL_SLOT(sel);
 	uint32_t active = isw_salu_bits_assign(pass, ask_regs[ASK_REG_ACTIVE], ti, 1u << slot,
@@ -282,9 +305,14 @@ static inline int ask_fetch_req(struct isw_worker *w, struct rte_mbuf *m, uint8_
 	if (!isw_shard_claim(w, m, ti))
 		return ISW_PKT_TAKEN;
 	struct ask_fetch_cache *fc = &ask_fetch[ti];
+	bool same = fc->valid && fc->seq == seq;
+	if (unlikely(ctl_late(fc, seq) ||
+	             (same && (fc->sel != sel || fc->start != start || fc->count != count)))) {
+		drop(w, m, cnt, ISW_DROP_ASK_STALE); /* late, or a seq reused for another request */
+		return ISW_PKT_TAKEN;
+	}
 	cnt->fetches++;
-	if (fc->valid && fc->seq == seq && fc->sel == sel && fc->start == start &&
-	    fc->count == count) {
+	if (same) {
 		cnt->fetch_replays++;
 		memcpy(h, fc->reply, fc->len);
 		bounce(w, m, p, fc->len - ASK_HDR_LEN);
