@@ -4,8 +4,9 @@
 # traffic through it (ARP, ping, a TCP transfer), SyncAgtr allreduce jobs (int32 and float32)
 # between the three hosts with their goodput and a check of the result, then an ATP job of two
 # apps at once (each app's workers on h1 and h2, both parameter servers on h3) with each app's
-# goodput, fallback share and check of the result, the counters through inswitch-ctl, and a
-# clean teardown. Exits non-zero if any result is wrong. Needs root (uses sudo otherwise).
+# goodput, fallback share and check of the result, then an ASK WordCount of a real text (senders
+# on h1 and h2, the receiver on h3) with its tuples/s, absorbed fraction and check of the result,
+# the counters through inswitch-ctl, and a clean teardown. Exits non-zero if any result is wrong. Needs root (uses sudo otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then
@@ -185,6 +186,26 @@ done
 [ "$atp_failed" -eq 0 ] || exit 1
 # Every ACK freed its aggregator: none should be held.
 isw_ctl atp pool show
+
+say "ASK: WordCount of the Debian fortunes text (senders h1, h2; receiver h3)"
+# ATP and ASK together exceed the tofino2 profile's stages too: ATP makes way for ASK.
+isw_ctl pipeline disable atp
+isw_ctl pipeline enable ask
+isw_ctl ask config set ip 10.99.0.254
+isw_ctl ask task add 1 receiver 02:00:00:00:00:03,10.99.0.3,42405,2 channels 2 window 64 \
+	slots 16 key-bytes 16 op add aa-size 2048 senders 0,1 >/dev/null
+isw_ctl ask task show 1 | head -n 3
+ask_input=()
+for f in /usr/share/games/fortunes/*; do
+	[[ -f $f && $f != *.dat && $f != *.u8 ]] && ask_input+=(--input "$f")
+done
+hosts/ask/ask-wordcount --build "$build/hosts/ask" --receiver-ns "${ISW_TAG}h3" \
+	--receiver-ip 10.99.0.3 --switch-ip 10.99.0.254 --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
+	"${ask_input[@]}" --slots 16 --key-bytes 16 --aa-size 2048 --window 64 \
+	--swap-threshold 2000
+echo "the switch's view of the task:"
+isw_ctl --json ask task show 1 | jq -r '.counters[0] |
+	"  tuples \(.tuples), absorbed \(.absorbed) (\(.absorbed * 1000 / .tuples | floor / 10)%), swaps \(.swaps), entries fetched \(.fetched)"'
 
 say "counters (inswitch-ctl stats show)"
 isw_ctl stats show
