@@ -127,6 +127,36 @@ int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi)
 	                   c->cmd->usage[0] ? " " : "", c->cmd->usage);
 }
 
+int isw_arg_port_list(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t *mask)
+{
+	char buf[256];
+	if (strlen(s) >= sizeof(buf))
+		return isw_cmd_err(c, EINVAL, "%s: port list too long", what);
+	strcpy(buf, s);
+	*mask = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint16_t port;
+		if (isw_arg_port(c, t, &port) < 0)
+			return -EINVAL;
+		*mask |= 1u << port;
+	}
+	if (*mask == 0)
+		return isw_cmd_err(c, EINVAL, "%s: give at least one port", what);
+	return 0;
+}
+
+char *isw_fmt_port_list(uint32_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (unsigned p = 0; p < 32 && off < len; p++)
+		if ((mask >> p) & 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", off ? "," : "", p);
+	return buf;
+}
+
 char *isw_fmt_mac(const uint8_t mac[6], char *buf)
 {
 	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],

@@ -98,6 +98,13 @@ struct isw_kv {
  * value. Returns 0 or -EINVAL with the error set. */
 int isw_arg_kv(struct isw_cmd_ctx *c, int argc, char **argv, struct isw_kv *kv, unsigned n);
 
+/* "P[,P...]" (switch ports) into a mask, bit p for port p. what names the list in errors ("ports:
+ * give at least one port"). Returns 0 or -EINVAL with the error set. */
+int isw_arg_port_list(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t *mask);
+
+/* Formats a port mask as "0,2,5" into buf (len bytes; "" for none). */
+char *isw_fmt_port_list(uint32_t mask, char *buf, size_t len);
+
 /* Formats a MAC as "02:00:00:00:00:01" into buf (18 bytes). */
 char *isw_fmt_mac(const uint8_t mac[6], char *buf);
 

@@ -196,25 +196,6 @@ static int arg_receiver(struct isw_cmd_ctx *c, const char *s, struct ask_task *t
 	return 0;
 }
 
-/* "P[,P...]" into a port mask. */
-static int arg_ports(struct isw_cmd_ctx *c, const char *s, uint32_t *mask)
-{
-	char buf[256];
-	if (strlen(s) >= sizeof(buf))
-		return isw_cmd_err(c, EINVAL, "port list too long");
-	strcpy(buf, s);
-	*mask = 0;
-	for (char *save = NULL, *x = strtok_r(buf, ",", &save); x; x = strtok_r(NULL, ",", &save)) {
-		uint16_t port;
-		if (isw_arg_port(c, x, &port) < 0)
-			return -EINVAL;
-		*mask |= 1u << port;
-	}
-	if (*mask == 0)
-		return isw_cmd_err(c, EINVAL, "senders: give at least one port");
-	return 0;
-}
-
 static int arg_op(struct isw_cmd_ctx *c, const char *s, uint8_t *op)
 {
 	for (unsigned i = 0; i < RTE_DIM(op_names); i++)
@@ -286,7 +267,7 @@ static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	t.key_bytes = (uint8_t)v;
 	if (arg_op(c, kv[5].val, &t.op) < 0 ||
 	    arg_pow2(c, kv[6].val, "aa-size", ASK_AA_MAX, &t.aa_size) < 0 ||
-	    (kv[7].val != NULL && arg_ports(c, kv[7].val, &t.sender_ports) < 0))
+	    (kv[7].val != NULL && isw_arg_port_list(c, kv[7].val, "senders", &t.sender_ports) < 0))
 		return -EINVAL;
 	if (task_ring(&t) > ASK_RING)
 		return isw_cmd_err(c, ENOSPC,
@@ -398,12 +379,7 @@ static void task_counters(unsigned ti, struct ask_counters *t)
 static void task_json(struct isw_cmd_ctx *c, const struct ask_task *t)
 {
 	char buf[INET_ADDRSTRLEN], mac[32], ports[128];
-	size_t off = 0;
-	ports[0] = '\0';
-	for (unsigned p = 0; p < 32 && off < sizeof(ports); p++)
-		if ((t->sender_ports >> p) & 1)
-			off += (size_t)snprintf(ports + off, sizeof(ports) - off, "%s%u",
-			                        off ? "," : "", p);
+	isw_fmt_port_list(t->sender_ports, ports, sizeof(ports));
 	isw_json_obj_open(c->out, NULL);
 	isw_json_u64(c->out, "task", t->id);
 	isw_json_str_kv(c->out, "receiver_mac", isw_fmt_mac(t->mac, mac));

@@ -170,25 +170,6 @@ static int arg_app(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32
 	return 0;
 }
 
-/* "P[,P...]" into a port mask. */
-static int arg_ports(struct isw_cmd_ctx *c, const char *s, uint32_t *mask)
-{
-	char buf[256];
-	if (strlen(s) >= sizeof(buf))
-		return isw_cmd_err(c, EINVAL, "port list too long");
-	strcpy(buf, s);
-	*mask = 0;
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		uint16_t port;
-		if (isw_arg_port(c, t, &port) < 0)
-			return -EINVAL;
-		*mask |= 1u << port;
-	}
-	if (*mask == 0)
-		return isw_cmd_err(c, EINVAL, "ports: give at least one port");
-	return 0;
-}
-
 static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id, n;
@@ -202,7 +183,7 @@ static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, EINVAL, "usage: atp app add %s", c->cmd->usage);
 	struct atp_app a = {.valid = true, .id = (uint16_t)id};
 	if (isw_arg_u32(c, kv[0].val, "workers", 1, 32, &n) < 0 ||
-	    arg_ports(c, kv[1].val, &a.worker_ports) < 0)
+	    isw_arg_port_list(c, kv[1].val, "ports", &a.worker_ports) < 0)
 		return -EINVAL;
 	a.nworkers = (uint8_t)n;
 	for (unsigned i = 0; i < ATP_PS_MAX; i++) {
@@ -268,15 +249,6 @@ ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
                  "unregister an app (aggregators it still holds stay held until a pool resize)",
                  cmd_app_del)
 
-static void ports_str(uint32_t mask, char *buf, size_t len)
-{
-	size_t off = 0;
-	buf[0] = '\0';
-	for (unsigned p = 0; p < 32 && off < len; p++)
-		if ((mask >> p) & 1)
-			off += (size_t)snprintf(buf + off, len - off, "%s%u", off ? "," : "", p);
-}
-
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -308,7 +280,7 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		if (!a->valid || (id != 0 && a->id != id))
 			continue;
 		char ports[128];
-		ports_str(a->worker_ports, ports, sizeof(ports));
+		isw_fmt_port_list(a->worker_ports, ports, sizeof(ports));
 		isw_json_obj_open(c->out, NULL);
 		isw_json_u64(c->out, "app", a->id);
 		isw_json_u64(c->out, "workers", a->nworkers);
