@@ -3,7 +3,7 @@
  * pcapgen: writes the captures the pcap golden tests replay (pcaps/<scenario>/) and the traffic
  * of the fault-injection and benchmark tests. This file: the shared helpers, the l2 scenario, seq,
  * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenario and its benchmark traffic;
- * pcapgen_atp.c: the same for ATP.
+ * pcapgen_atp.c: the same for ATP; pcapgen_ask.c: the ASK scenario.
  *
  * The expected outputs of a scenario are computed here from the switch's documented behaviour,
  * never from the switch's code, so a golden test checks the switch against its specification and
@@ -810,6 +810,37 @@ void scenario_report(FILE *manifest, unsigned in_port, unsigned idx, unsigned ro
 	        f->len, width, what, o->why, o->n ? ports : " none");
 }
 
+void scenario_l2(const uint8_t *b, uint32_t len, unsigned in, unsigned nports,
+                 const struct scenario_host *hosts, unsigned n, const char *pre,
+                 struct scenario_out *o)
+{
+	const struct scenario_host *h = NULL;
+	const char *why = "unknown unicast: flood";
+
+	if (len < ETH_LEN) {
+		snprintf(o->why, sizeof(o->why), "%sl2: runt: drop", pre);
+		return;
+	}
+	for (unsigned i = 0; i < n && !(b[0] & 1); i++)
+		if (memcmp(b, hosts[i].mac, 6) == 0)
+			h = &hosts[i];
+	if (h != NULL && h->port == in) {
+		snprintf(o->why, sizeof(o->why), "%sl2: known, on the ingress port: drop", pre);
+		return;
+	}
+	if (h != NULL) {
+		snprintf(o->why, sizeof(o->why), "%sl2: known destination", pre);
+		scenario_out_add(o, h->port, b, len);
+		return;
+	}
+	if (b[0] & 1)
+		why = "group address: flood";
+	snprintf(o->why, sizeof(o->why), "%sl2: %s", pre, why);
+	for (unsigned p = 0; p < nports; p++)
+		if (p != in)
+			scenario_out_add(o, p, b, len);
+}
+
 static int scen_run(const struct scenario *s, void *model, FILE *manifest, struct frame *f)
 {
 	unsigned seen = 0;
@@ -1066,6 +1097,7 @@ static void usage(FILE *fp)
 	        "                        [--config FILE]\n"
 	        "       %s atp DIR\n"
 	        "       %s atp-bench OUT.pcap [--workers W] [--agtrs N] [--config FILE]\n"
+	        "       %s ask DIR\n"
 	        "\n"
 	        "l2     the l2 golden scenario for 3 ports: DIR/in-pN.pcap (input of port N),\n"
 	        "       DIR/expect-pN.pcap (what must leave port N), DIR/config (start-up\n"
@@ -1093,9 +1125,10 @@ static void usage(FILE *fp)
 	        "       that a replay in a loop aggregates for ever; N*(W+1) frames of 308\n"
 	        "       bytes. Workers and PS are both behind port 0; the config goes to\n"
 	        "       stdout, or to FILE with --config\n"
+	        "ask    the ASK golden scenario for 4 ports, files as for l2\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -1122,6 +1155,8 @@ int main(int argc, char **argv)
 		return cmd_atp(argc - 2, argv + 2);
 	if (strcmp(argv[1], "atp-bench") == 0)
 		return cmd_atp_bench(argc - 2, argv + 2);
+	if (strcmp(argv[1], "ask") == 0)
+		return cmd_ask(argc - 2, argv + 2);
 	fprintf(stderr, "%s: unknown subcommand '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;

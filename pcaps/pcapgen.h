@@ -2,8 +2,9 @@
 /*
  * pcapgen's shared parts: capture output, header and frame builders, argument parsing. Used by
  * pcapgen.c (l2 scenario, seq, bench, main), pcapgen_syncagtr.c (the SyncAgtr scenario and
- * benchmark traffic) and pcapgen_atp.c (the same for ATP). Nothing here knows about the
- * switch: the expected outputs are each scenario's own model of the documented behaviour.
+ * benchmark traffic), pcapgen_atp.c (the same for ATP) and pcapgen_ask.c (the ASK scenario).
+ * Nothing here knows about the switch: the expected outputs are each scenario's own model of the
+ * documented behaviour.
  */
 #ifndef ISW_PCAPGEN_H
 #define ISW_PCAPGEN_H
@@ -108,6 +109,21 @@ void scenario_report(FILE *manifest, unsigned in_port, unsigned idx, unsigned ro
                      const struct frame *f, const char *what, int width,
                      const struct scenario_out *o);
 
+/* A host in a scenario's static MAC table (its config's `l2 add MAC PORT`). */
+struct scenario_host {
+	uint8_t mac[6];
+	unsigned port;
+};
+
+/*
+ * The l2 pipeline in its default configuration (pcaps/README.md, the l2 scenario) with the
+ * table hosts[0..n-1], on a switch of nports ports: what frame b (len bytes) entering port in
+ * does goes to o, its reason "<pre>l2: ..." to o->why.
+ */
+void scenario_l2(const uint8_t *b, uint32_t len, unsigned in, unsigned nports,
+                 const struct scenario_host *hosts, unsigned n, const char *pre,
+                 struct scenario_out *o);
+
 /* Returns the exit status of the pcapgen command: 0, or 1 with a message on stderr. */
 int scenario_write(const struct scenario *s, const char *dir, void *model, const char *header);
 
@@ -168,5 +184,6 @@ int cmd_syncagtr(int argc, char **argv);
 int cmd_syncagtr_bench(int argc, char **argv);
 int cmd_atp(int argc, char **argv);
 int cmd_atp_bench(int argc, char **argv);
+int cmd_ask(int argc, char **argv);
 
 #endif
