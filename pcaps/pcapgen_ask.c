@@ -118,9 +118,11 @@ struct ak_state {
 	uint32_t next[AK_CH_MAX];
 	uint32_t seen[AK_CH_MAX][AK_RING_MAX];
 	uint32_t aggstate[AK_CH_MAX][AK_RING_MAX];
+	bool ctl; /* a SWAP or FETCH was served: ctl_seq holds the newest seq */
+	uint32_t ctl_seq;
 	bool kept;
-	uint32_t kseq, ksel, kstart; /* the FETCH the kept reply answers */
-	uint32_t klen;               /* bytes from the ASK header on */
+	uint32_t kseq, ksel, kstart, kcount; /* the FETCH the kept reply answers */
+	uint32_t klen;                       /* bytes from the ASK header on */
 	uint8_t kreply[ASK_HDR_LEN + ASK_FETCH_BYTES];
 };
 
@@ -304,6 +306,23 @@ static bool ak_sel_ok(const struct ak_task_cfg *t, uint32_t sel)
 	return (sel & ~0x1ffu) == 0 && ASK_SEL_SLOT(sel) < t->nslots;
 }
 
+/*
+ * One increasing control seq for a task's SWAPs and FETCHes (docs/ask.md, "Control seqs"): a
+ * request older than the newest by less than 65536 is a late copy and is dropped; anything
+ * further back counts as new. Returns true for a late copy.
+ */
+static bool ak_ctl_late(struct ak_state *st, uint32_t seq)
+{
+	int32_t d = (int32_t)(seq - st->ctl_seq);
+	if (st->ctl && d < 0 && d > -65536)
+		return true;
+	if (!st->ctl || d > 0 || d <= -65536) {
+		st->ctl = true;
+		st->ctl_seq = seq;
+	}
+	return false;
+}
+
 static void ak_swap(struct ak_state *st, const struct ak_task_cfg *t, const uint8_t *b, unsigned in,
                     struct scenario_out *o, int n)
 {
@@ -317,6 +336,10 @@ static void ak_swap(struct ak_state *st, const struct ak_task_cfg *t, const uint
 		ak_reply_hdr(a, req, t, ASK_SWAP_DONE, ASK_F_ERROR, sel);
 		snprintf(o->why + w, sizeof(o->why) - w, ": bad selector 0x%x: SWAP_DONE ERROR",
 		         sel);
+	} else if (ak_ctl_late(st, get32(req + 8))) {
+		snprintf(o->why + w, sizeof(o->why) - w,
+		         ": older than the newest: late copy: drop");
+		return;
 	} else {
 		st->active = (st->active & ~(1u << slot)) | copy << slot;
 		ak_reply_hdr(a, req, t, ASK_SWAP_DONE, 0, ASK_SEL(slot, copy));
@@ -371,7 +394,14 @@ static void ak_fetch(struct ak_state *st, const struct ak_task_cfg *t, const uin
 		ak_reply(o, in, b, a, ASK_HDR_LEN);
 		return;
 	}
-	if (st->kept && st->kseq == seq && st->ksel == sel && st->kstart == start) {
+	bool same = st->kept && st->kseq == seq;
+	if (ak_ctl_late(st, seq) ||
+	    (same && (st->ksel != sel || st->kstart != start || st->kcount != count))) {
+		snprintf(o->why + w, sizeof(o->why) - w,
+		         ": late copy, or the kept seq for another request: drop");
+		return;
+	}
+	if (same) {
 		snprintf(o->why + w, sizeof(o->why) - w, ": retry: the kept reply again");
 		ak_reply(o, in, b, st->kreply, st->klen);
 		return;
@@ -393,6 +423,7 @@ static void ak_fetch(struct ak_state *st, const struct ak_task_cfg *t, const uin
 	st->kseq = seq;
 	st->ksel = sel;
 	st->kstart = start;
+	st->kcount = count;
 	st->klen = ASK_HDR_LEN + got * ask_rec_len(t->key_bytes);
 	memcpy(st->kreply, a, st->klen);
 	ak_reply(o, in, b, a, st->klen);
@@ -637,20 +668,20 @@ static const struct ak_spec ak_frames[] = {
 	{SW(3, 1, 2, 4, 0), .what = "SWAP t1 slot 4 (of 4)"},
 	{SW(3, 1, 3, 2, 0), .what = "SWAP t1 slot 2 to copy 0 (active)"},
 	{SW(3, 9, 1, 0, 1), .what = "SWAP task 9 (none)"},
-	{FE(3, 1, 2, 0, 0, 0, 2), .what = "FETCH t1 s0 c0 from 0, 2 records"},
-	{FE(3, 1, 2, 0, 0, 0, 2), .what = "FETCH t1 s0 c0 from 0, 2 again (retry)"},
-	{FE(3, 1, 3, 0, 0, 5, 1), .what = "FETCH t1 s0 c0 from 5, 1 record"},
+	{FE(3, 1, 4, 0, 0, 0, 2), .what = "FETCH t1 s0 c0 from 0, 2 records"},
+	{FE(3, 1, 4, 0, 0, 0, 2), .what = "FETCH t1 s0 c0 from 0, 2 again (retry)"},
+	{FE(3, 1, 5, 0, 0, 5, 1), .what = "FETCH t1 s0 c0 from 5, 1 record"},
 	{FE(3, 2, 1, 8, 0, 0, 70), .what = "FETCH t2 s8 c0 from 0"},
-	{FE(3, 1, 3, 0, 0, 5, 1), .what = "FETCH t1 s0 c0 from 5, 1 again (retry)"},
+	{FE(3, 1, 5, 0, 0, 5, 1), .what = "FETCH t1 s0 c0 from 5, 1 again (retry)"},
 	{FE(3, 2, 2, 0, 0, 0, 70), .what = "FETCH t2 s0 c0 from 0"},
 	{FE(3, 2, 3, 5, 0, 0, 70), .what = "FETCH t2 s5 c0 from 0"},
 	{FE(3, 2, 4, 5, 0, 1024, 70), .what = "FETCH t2 s5 c0 from 1024"},
 	{FE(3, 2, 5, 5, 0, 2048, 70), .what = "FETCH t2 s5 c0 from 2048 (AA size)"},
 	{FE(3, 2, 6, 10, 0, 0, 70), .what = "FETCH t2 slot 10 (of 10)"},
-	{FE(3, 1, 4, 1, 1, 0, 116), .what = "FETCH t1 s1 c1 (never active)"},
-	{FE(3, 1, 5, 3, 0, 0, 0), .what = "FETCH t1 s3 c0, 0 records"},
-	{FE(3, 1, 6, 2, 0, 0, 116), .what = "FETCH t1 s2 c0 (active) from 0"},
-	{FE(3, 1, 7, 2, 0, 8, 116), .what = "FETCH t1 s2 c0 from 8 (AA size)"},
+	{FE(3, 1, 6, 1, 1, 0, 116), .what = "FETCH t1 s1 c1 (never active)"},
+	{FE(3, 1, 7, 3, 0, 0, 0), .what = "FETCH t1 s3 c0, 0 records"},
+	{FE(3, 1, 8, 2, 0, 0, 116), .what = "FETCH t1 s2 c0 (active) from 0"},
+	{FE(3, 1, 9, 2, 0, 8, 116), .what = "FETCH t1 s2 c0 from 8 (AA size)"},
 	{SW(3, 2, 7, 3, 1), .mod = MOD_EXTRA, .what = "SWAP t2 slot 3 to copy 1, 20 bytes more"},
 	{TO(ASK_FETCH_REPLY, 1, 0, 1, 3), .dport = ASK_UDP_PORT,
 	 .what = "FETCH_REPLY-type to sender 3's port 42405"},
@@ -672,14 +703,14 @@ static const struct ak_spec ak_frames[] = {
 	{D(0, 2, 0, 2), .flags = ASK_F_RESEND, .t = {T(3, 1, 100), T(8, 1610, 1)},
 	 .what = "t2 c0 seq 2 RESEND"},
 	/* -- port 3, round 2: the receiver drains -- */
-	{FE(3, 1, 8, 0, 1, 0, 116), .what = "FETCH t1 s0 c1 (active) from 0"},
-	{FE(3, 1, 2, 0, 0, 0, 2), .what = "FETCH t1 s0 c0 from 0, 2: seq 2's key again"},
-	{FE(3, 1, 9, 1, 0, 0, 116), .what = "FETCH t1 s1 c0 from 0"},
-	{FE(3, 1, 10, 3, 0, 0, 116), .what = "FETCH t1 s3 c0 from 0"},
-	{FE(3, 1, 11, 2, 0, 0, 116), .what = "FETCH t1 s2 c0 from 0"},
+	{FE(3, 1, 10, 0, 1, 0, 116), .what = "FETCH t1 s0 c1 (active) from 0"},
+	{FE(3, 1, 4, 0, 0, 0, 2), .what = "FETCH t1 s0 c0 from 0, 2: a late copy of seq 4"},
+	{FE(3, 1, 11, 1, 0, 0, 116), .what = "FETCH t1 s1 c0 from 0"},
+	{FE(3, 1, 12, 3, 0, 0, 116), .what = "FETCH t1 s3 c0 from 0"},
+	{FE(3, 1, 13, 2, 0, 0, 116), .what = "FETCH t1 s2 c0 from 0"},
 	{FE(3, 2, 10, 3, 1, 0, 70), .what = "FETCH t2 s3 c1 (active) from 0"},
 	{FE(3, 2, 11, 3, 0, 0, 70), .what = "FETCH t2 s3 c0 from 0"},
-	{SW(3, 1, 12, 0, 0), .what = "SWAP t1 slot 0 back to copy 0"},
+	{SW(3, 1, 14, 0, 0), .what = "SWAP t1 slot 0 back to copy 0"},
 };
 /* clang-format on */
 
