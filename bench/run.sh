@@ -16,14 +16,11 @@
 # reports. See bench/README.md.
 #
 # usage: bench/run.sh [--runs N] [--seconds S] [--warmup S] [--lcore N] [--only NAME[,NAME...]]
-#                     [--testpmd]
+#                     [--testpmd] [--build DIR]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$ROOT/build
-DAEMON=$BUILD/inswitch
-CTL=$BUILD/inswitch-ctl
-PCAPGEN=$BUILD/pcaps/pcapgen
+BUILD=""        # the build tree (--build); default build/, configured by scripts/build.sh
 OUT=$ROOT/bench/out
 
 RUNS=5          # measurements per case (--runs)
@@ -32,6 +29,7 @@ WARMUP_S=1      # seconds between "socket answers" and "stats reset" (--warmup)
 LCORE=1         # the worker lcore (--lcore)
 ONLY=""         # comma-separated subset of cases (--only); their baselines and l2 are kept
 WITH_TESTPMD=0  # also measure dpdk-testpmd io forwarding as a reference (--testpmd)
+TREE="" CTL="" PCAPGEN="" # the build tree used ($BUILD or build/) and its tools
 
 # Per-frame overhead on the wire that the switch's byte counters do not include: FCS (4),
 # preamble + start delimiter (8), inter-frame gap (12).
@@ -56,6 +54,12 @@ WIRE_OVERHEAD=24
 # A case whose output is not one frame per input frame sets CASE_RATE[NAME]=in: its ratios
 # (vs_l2, vs_base) then compare its *input* rate (in_Mpps) with the passthroughs' Mpps, i.e. cost
 # per input frame. CASE_TX_FROM[NAME]=0 counts its output on every port (default 1: ports 1..).
+#
+# CASE_BIN[NAME] is the daemon a case runs, relative to the build tree (default inswitch; the
+# ASK cases run bench/inswitch-bench, which adds the bench-only askstamp pipeline).
+# CASE_ABSORBED[NAME] is a control command (e.g. "ask task show 1") whose JSON answer has
+# .counters[0].absorbed and .tuples: read when the counters are reset and again at the end, it
+# gives the case's absorbed fraction over the measured time.
 #
 # Traffic enters on port 0 and must leave by port 1: Mpps counts what port 1 sends. The first
 # case, l2, is the passthrough every case is also compared with (ratio_to_l2). Frame sizes are
@@ -90,6 +94,20 @@ define_cases() {
 	CASE_ELEMS[atp]=62
 	CASE_RATE[atp]=in
 	CASE_TX_FROM[atp]=0
+	# ASK: 4096 DATA frames (258 bytes) of task 1, channel 0, 16 slots of 8-byte Zipf keys, all
+	# valid. ASK keeps a window and `seen` rings per channel, so replayed seqs would be repeats
+	# or stale: both cases run inswitch-bench with the bench-only askstamp pipeline first, which
+	# gives every DATA frame the next seq of its channel (bench/askstamp.c). l2-ask is the
+	# passthrough of the same traffic (stamped, then l2 to port 1); ask aggregates it (the task's
+	# receiver is behind port 1) and forwards every frame, absorbed slots cleared: 1 out per 1 in.
+	add_case l2-ask "pcapgen ask-bench {pcap} --dst $BENCH_DST --config /dev/null" \
+		"--pipeline askstamp" "l2 add $BENCH_DST 1"
+	CASE_BIN[l2-ask]=bench/inswitch-bench
+	add_case ask "pcapgen ask-bench {pcap} --dst $BENCH_DST --config {cfg}" \
+		"--pipeline askstamp --pipeline ask" "" l2-ask
+	CASE_BIN[ask]=bench/inswitch-bench
+	CASE_ELEMS[ask]=16
+	CASE_ABSORBED[ask]="ask task show 1"
 }
 
 # A reference, not inswitch: dpdk-testpmd io forwarding of the l2 traffic (--testpmd).
@@ -101,12 +119,13 @@ define_reference_cases() {
 # ------------------------------------------------------------------------------------------------
 CASES=()
 declare -A CASE_GEN CASE_OPTS CASE_CONFIG CASE_BASE CASE_RUNNER CASE_PCAP CASE_ELEMS CASE_RATE
-declare -A CASE_TX_FROM
+declare -A CASE_TX_FROM CASE_BIN CASE_ABSORBED
 START_DATE=$(date -u '+%Y-%m-%dT%H:%M:%SZ')
 TMP=""
 RESULTS=""    # one JSON line per measurement, appended by measure_*
 DAEMON_PID="" # the daemon (or testpmd) being measured, for cleanup
 
+# shellcheck disable=SC2034 # CASE_ELEMS and CASE_RATE are read by name, through case_map
 add_case() {
 	CASES+=("$1")
 	CASE_GEN[$1]=$2
@@ -118,6 +137,8 @@ add_case() {
 	CASE_ELEMS[$1]=0
 	CASE_RATE[$1]=out
 	CASE_TX_FROM[$1]=1
+	CASE_BIN[$1]=inswitch
+	CASE_ABSORBED[$1]=""
 }
 
 die() {
@@ -137,6 +158,8 @@ usage() {
   --lcore N     the worker lcore (default $LCORE)
   --only LIST   measure only these cases (comma-separated), with their baselines and l2
   --testpmd     also measure dpdk-testpmd io forwarding (package dpdk-dev) as a reference
+  --build DIR   use the build tree DIR (already configured; run.sh runs ninja in it) instead
+                of build/ (configured and built by scripts/build.sh)
 Writes the report to stdout and to bench/out/report.txt; progress goes to stderr.
 EOF
 }
@@ -150,6 +173,7 @@ parse_args() {
 		--lcore) LCORE=${2:?--lcore needs N}; shift 2 ;;
 		--only) ONLY=${2:?--only needs a list}; shift 2 ;;
 		--testpmd) WITH_TESTPMD=1; shift ;;
+		--build) BUILD=${2:?--build needs DIR}; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; exit 2 ;;
 		esac
@@ -159,6 +183,13 @@ parse_args() {
 	[[ $MEASURE_S =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer"
 	[[ $WARMUP_S =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of seconds"
 	[[ $LCORE =~ ^[0-9]+$ ]] || die "--lcore must be a number"
+	if [ -n "$BUILD" ]; then
+		[ -f "$BUILD/build.ninja" ] || die "--build $BUILD: not a configured build tree"
+		BUILD=$(cd "$BUILD" && pwd)
+	fi
+	TREE=${BUILD:-$ROOT/build}
+	CTL=$TREE/inswitch-ctl
+	PCAPGEN=$TREE/pcaps/pcapgen
 }
 
 # Keeps the cases named in --only, their baselines (and theirs) and the first case, in their
@@ -197,8 +228,13 @@ check_tools() {
 }
 
 build() {
-	log "building (scripts/build.sh)"
-	"$ROOT/scripts/build.sh" >&2
+	if [ -n "$BUILD" ]; then
+		log "building (ninja -C $BUILD)"
+		ninja -C "$BUILD" >&2
+	else
+		log "building (scripts/build.sh)"
+		"$ROOT/scripts/build.sh" >&2
+	fi
 }
 
 # Writes every case's pcap and config file into $TMP.
@@ -257,16 +293,24 @@ wait_for_exit() {
 	[[ " $ok " == *" $rc "* ]] || log "warning: the measured process exited with status $rc"
 }
 
+# The case's absorbed and tuples counters (CASE_ABSORBED) as [absorbed, tuples].
+absorbed_counters() {
+	local probe
+	read -ra probe <<<"${CASE_ABSORBED[$1]}"
+	ctl "$2" "${probe[@]}" | jq -c '.counters[0] | [.absorbed, .tuples]'
+}
+
 measure_inswitch() {
 	local c=$1 run=$2
 	local sock=$TMP/ctl.sock logf=$TMP/$c.$run.log opts stats
+	local abs0="" abs1="" absorbed=null daemon=$TREE/${CASE_BIN[$c]}
 	read -ra opts <<<"${CASE_OPTS[$c]}"
 	rm -f "$sock"
 	# -m 1024 without hugepages is plenty: the default pool is 16383 mbufs (~40 MB), of which
 	# net_pcap keeps one per frame of the capture (it refuses to start if they do not fit). A case
 	# with a capture near that size passes --mbufs in its DAEMON_OPTS: in infinite_rx mode a failed
 	# allocation is counted nowhere, net_pcap just delivers nothing and the rate sags.
-	"$DAEMON" --no-huge -m 1024 --no-pci -l "$LCORE" --no-shconf --file-prefix "bench-$$" \
+	"$daemon" --no-huge -m 1024 --no-pci -l "$LCORE" --no-shconf --file-prefix "bench-$$" \
 		--log-level='*:warning' \
 		--vdev "net_pcap0,rx_pcap=${CASE_PCAP[$c]},infinite_rx=1" --vdev net_null0,no-rx=1 \
 		-- --ctl "$sock" --config "$TMP/$c.cfg" "${opts[@]}" >"$logf" 2>&1 &
@@ -274,15 +318,21 @@ measure_inswitch() {
 	wait_for_ctl "$sock" "$logf"
 	sleep "$WARMUP_S"
 	ctl "$sock" stats reset >/dev/null
+	[ -z "${CASE_ABSORBED[$c]}" ] || abs0=$(absorbed_counters "$c" "$sock")
 	sleep "$MEASURE_S"
 	stats=$(ctl "$sock" stats show)
+	[ -z "${CASE_ABSORBED[$c]}" ] || abs1=$(absorbed_counters "$c" "$sock")
 	ctl "$sock" shutdown >/dev/null
 	wait_for_exit
+	if [ -n "$abs0" ]; then
+		absorbed=$(jq -n --argjson a "$abs0" --argjson b "$abs1" \
+			'if $b[1] > $a[1] then ($b[0] - $a[0]) / ($b[1] - $a[1]) else null end')
+	fi
 
 	# Output ports are all but port 0 (only port 1 today). elapsed_s is the daemon's own TSC time
 	# since "stats reset", so the sleeps' jitter does not enter the rate.
 	jq -c --arg c "$c" --argjson run "$run" --argjson ovh "$WIRE_OVERHEAD" \
-		--argjson from "${CASE_TX_FROM[$c]}" '
+		--argjson from "${CASE_TX_FROM[$c]}" --argjson absorbed "$absorbed" '
 		(.ports[$from:] | map(.tx_pkts) | add) as $pkts
 		| (.ports[$from:] | map(.tx_bytes) | add) as $bytes
 		| .elapsed_s as $t
@@ -293,7 +343,8 @@ measure_inswitch() {
 		   gbps_l2: ($bytes * 8 / $t / 1e9),
 		   gbps_wire: (($bytes + $ovh * $pkts) * 8 / $t / 1e9),
 		   drops: ([.drops[].count] | add // 0),
-		   drop_reasons: (.drops | map("\(.pipeline)/\(.reason)=\(.count)") | join(","))}' \
+		   drop_reasons: (.drops | map("\(.pipeline)/\(.reason)=\(.count)") | join(",")),
+		   absorbed_fraction: $absorbed}' \
 		<<<"$stats" >>"$RESULTS"
 }
 
@@ -345,18 +396,21 @@ measure_testpmd() {
 # ------------------------------------------------------------------------------------------------
 # The report: header, table, per-run figures, one JSON line.
 
+# One of the CASE_* arrays, named by $1, as a JSON object {case: string} over $CASES.
+case_map() {
+	local -n m=$1
+	local c
+	for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${m[$c]}"; done |
+		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add'
+}
+
 summarize() {
-	local order bases rates elems c
+	local order
 	order=$(printf '%s\n' "${CASES[@]}" | jq -R . | jq -sc .)
-	bases=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_BASE[$c]}"; done |
-		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add')
-	rates=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_RATE[$c]}"; done |
-		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): .[1]}) | add')
-	elems=$(for c in "${CASES[@]}"; do printf '%s\t%s\n' "$c" "${CASE_ELEMS[$c]}"; done |
-		jq -Rsc 'split("\n") | map(select(length > 0) | split("\t")
-		         | {(.[0]): (.[1] | tonumber)}) | add')
-	jq -sc --argjson order "$order" --argjson bases "$bases" --argjson elems "$elems" \
-		--argjson rates "$rates" \
+	jq -sc --argjson order "$order" --argjson bases "$(case_map CASE_BASE)" \
+		--argjson elems "$(case_map CASE_ELEMS | jq -c 'map_values(tonumber)')" \
+		--argjson rates "$(case_map CASE_RATE)" --argjson bins "$(case_map CASE_BIN)" \
+		--argjson probes "$(case_map CASE_ABSORBED)" \
 		--arg l2 "${CASES[0]}" \
 		--argjson runs "$RUNS" --argjson seconds "$MEASURE_S" --argjson warmup "$WARMUP_S" \
 		--argjson lcore "$LCORE" --arg date "$START_DATE" \
@@ -379,7 +433,15 @@ summarize() {
 		      median_gbps_l2: (map(.gbps_l2) | median | r3),
 		      median_gbps_wire: (map(.gbps_wire) | median | r3),
 		      drops: (map(.drops) | add),
-		      drop_reasons: (map(.drop_reasons | select(. != "")) | unique | join(" "))}]
+		      drop_reasons: (map(.drop_reasons | select(. != "")) | unique | join(" "))}
+		   + (if $bins[$c] != "inswitch" then {daemon: $bins[$c]} else {} end)
+		   + (if $probes[$c] != "" then
+		        {absorbed_from: $probes[$c],
+		         absorbed_fraction: map(.absorbed_fraction | if . then r3 else . end),
+		         median_absorbed_fraction: (map(.absorbed_fraction // 0) | median | r3),
+		         min_absorbed_fraction: (map(.absorbed_fraction // 0) | min | r3),
+		         max_absorbed_fraction: (map(.absorbed_fraction // 0) | max | r3)}
+		      else {} end)]
 		| (map({(.name): .median_mpps}) | add) as $med
 		| def rate: if .ratio_of == "in" then .median_in_mpps else .median_mpps end;
 		  def ratio($to): if $med[$to] > 0 then rate / $med[$to] | r3 else null end;
@@ -431,6 +493,15 @@ EOF
 	        | "\(.name): vs_l2 and vs_base are of its input rate (in_Mpps), its Mpps counts"
 	          + " every port"),
 	       (.cases[] | select(.drop_reasons != "") | "drops in \(.name): \(.drop_reasons)"),
+	       (.cases[] | select(.daemon)
+	        | "\(.name) is measured with \(.daemon): inswitch plus bench-only pipelines"
+	          + " (bench/README.md)"),
+	       (.cases[] | select(.absorbed_from)
+	        | "\(.name): \(.elems_per_pkt) tuples per input frame, \(.median_melems) M tuples/s;"
+	          + " absorbed fraction \(.median_absorbed_fraction)"
+	          + " (\(.min_absorbed_fraction)-\(.max_absorbed_fraction); per run"
+	          + " \(.absorbed_fraction | map(tostring) | join("  "))): absorbed / tuples of"
+	          + " `\(.absorbed_from)` over the measured time"),
 	       (.cases[] | select(.runner == "testpmd")
 	        | "\(.name) is dpdk-testpmd --forward-mode=io on the same ports and traffic,"
 	          + " from its own per-second rates: a reference, not inswitch")' <<<"$s"

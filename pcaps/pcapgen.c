@@ -3,7 +3,8 @@
  * pcapgen: writes the captures the pcap golden tests replay (pcaps/<scenario>/) and the traffic
  * of the fault-injection and benchmark tests. This file: the shared helpers, the l2 scenario, seq,
  * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenario and its benchmark traffic;
- * pcapgen_atp.c: the same for ATP; pcapgen_ask.c: the ASK scenario.
+ * pcapgen_atp.c: the same for ATP; pcapgen_ask.c: the ASK scenario; pcapgen_ask_bench.c: the ASK
+ * benchmark traffic.
  *
  * The expected outputs of a scenario are computed here from the switch's documented behaviour,
  * never from the switch's code, so a golden test checks the switch against its specification and
@@ -1098,6 +1099,7 @@ static void usage(FILE *fp)
 	        "       %s atp DIR\n"
 	        "       %s atp-bench OUT.pcap [--workers W] [--agtrs N] [--config FILE]\n"
 	        "       %s ask DIR\n"
+	        "       %s ask-bench OUT.pcap [--count N] [--dst MAC] [--src MAC] [--config FILE]\n"
 	        "\n"
 	        "l2     the l2 golden scenario for 3 ports: DIR/in-pN.pcap (input of port N),\n"
 	        "       DIR/expect-pN.pcap (what must leave port N), DIR/config (start-up\n"
@@ -1126,9 +1128,15 @@ static void usage(FILE *fp)
 	        "       bytes. Workers and PS are both behind port 0; the config goes to\n"
 	        "       stdout, or to FILE with --config\n"
 	        "ask    the ASK golden scenario for 4 ports, files as for l2\n"
+	        "ask-bench\n"
+	        "       N (default 4096) ASK DATA frames of task 1, channel 0, seq 0..N-1: 16\n"
+	        "       slots of 8-byte Zipf keys (ask-sender's, s 1.1 over 100000 ids), all\n"
+	        "       valid, value 1, from 10.0.0.1 to the receiver MAC (default\n"
+	        "       02:00:00:00:00:02) / 10.0.0.2:42405; 258 bytes. The config (the task,\n"
+	        "       receiver on port 1) goes to stdout, or to FILE with --config\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -1157,6 +1165,8 @@ int main(int argc, char **argv)
 		return cmd_atp_bench(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask") == 0)
 		return cmd_ask(argc - 2, argv + 2);
+	if (strcmp(argv[1], "ask-bench") == 0)
+		return cmd_ask_bench(argc - 2, argv + 2);
 	fprintf(stderr, "%s: unknown subcommand '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;

@@ -2,7 +2,8 @@
 /*
  * pcapgen's shared parts: capture output, header and frame builders, argument parsing. Used by
  * pcapgen.c (l2 scenario, seq, bench, main), pcapgen_syncagtr.c (the SyncAgtr scenario and
- * benchmark traffic), pcapgen_atp.c (the same for ATP) and pcapgen_ask.c (the ASK scenario).
+ * benchmark traffic), pcapgen_atp.c (the same for ATP), pcapgen_ask.c (the ASK scenario) and
+ * pcapgen_ask_bench.c (the ASK benchmark traffic).
  * Nothing here knows about the switch: the expected outputs are each scenario's own model of the
  * documented behaviour.
  */
@@ -185,5 +186,6 @@ int cmd_syncagtr_bench(int argc, char **argv);
 int cmd_atp(int argc, char **argv);
 int cmd_atp_bench(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
+int cmd_ask_bench(int argc, char **argv);
 
 #endif
