@@ -435,7 +435,7 @@ static inline bool isw_salu_tag_test_set(struct isw_pass *p, const struct isw_re
 
 enum isw_win {
 	ISW_WIN_OK = 0,    /* within the window; the high-water mark advanced if seq was later */
-	ISW_WIN_STALE = 1, /* more than w behind the newest seq */
+	ISW_WIN_STALE = 1, /* w or more behind the newest seq (d < -w) */
 	ISW_WIN_AHEAD = 2, /* w or more beyond the next expected seq */
 };
 

@@ -29,7 +29,8 @@
 	_(ATP_DUP, "atp-dup", "ATP duplicate to an aggregator that is not complete")               \
 	_(QUEUE_FULL, "queue-full", "egress queue of a rate-limited port full")                    \
 	_(ASK_TASK, "ask-task", "ASK packet of a task that is not registered")                     \
-	_(ASK_SHAPE, "ask-shape", "ASK key width, slot count or slot/copy differs from the task")  \
+	_(ASK_SHAPE, "ask-shape",                                                                  \
+	  "ASK key width or slot count differs from the task, or slot beyond it")                  \
 	_(ASK_CHANNEL, "ask-channel", "ASK channel beyond the task's channels")                    \
 	_(ASK_PORT, "ask-port", "ASK packet from a port not registered for its role")              \
 	_(ASK_STALE, "ask-stale", "ASK late copy: DATA seq a window behind, or an old SWAP/FETCH") \

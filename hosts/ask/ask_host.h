@@ -227,7 +227,8 @@ struct ask_tx {
 
 struct ask_sender;
 
-/* Checks cfg (-EINVAL, errno) and takes the source (freed with the sender). */
+/* Checks cfg (-EINVAL, errno) and takes the source (freed with the sender); on failure (NULL)
+ * the source stays the caller's. */
 struct ask_sender *ask_sender_new(const struct ask_send_cfg *cfg, struct ask_src *src);
 void ask_sender_free(struct ask_sender *s);
 /*

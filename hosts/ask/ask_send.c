@@ -113,6 +113,7 @@ struct ask_sender *ask_sender_new(const struct ask_send_cfg *cfg, struct ask_src
 	}
 	return s;
 fail:
+	s->src = NULL; /* on failure the caller keeps the source */
 	ask_sender_free(s);
 	errno = ENOMEM;
 	return NULL;

@@ -48,6 +48,13 @@ static int publish(void)
 
 static int ask_enable(struct isw_reg **regs, char *err, size_t errlen)
 {
+	/* isw_salu_kv_update() steps by the constant ISW_KV_LANES. */
+	for (unsigned u = 0; u < ASK_AA_UNITS; u++)
+		if (regs[ASK_REG_AA0 + u]->lanes != ISW_KV_LANES) {
+			snprintf(err, errlen, "ask.aa%u: %u lanes, the key-value SALU needs %u", u,
+			         regs[ASK_REG_AA0 + u]->lanes, ISW_KV_LANES);
+			return -EINVAL;
+		}
 	master = calloc(1, sizeof(*master));
 	if (master == NULL) {
 		snprintf(err, errlen, "no memory for the ask configuration");

@@ -119,10 +119,11 @@ static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struc
 	unsigned q = 0;
 	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
 		unsigned j = (unsigned)__builtin_ctz(b);
-		if (j / ASK_AA_UNITS != q) {
-			q = j / ASK_AA_UNITS;
+		/* One recirculation per further group of ASK_AA_UNITS slots, even a group without
+		 * valid slots, as a Tofino would have to. Strict mode counts an over-limit one; the
+		 * model goes on (like every pipeline here, it does not stop the packet). */
+		for (; q < j / ASK_AA_UNITS; q++)
 			isw_pass_recirculate(pass);
-		}
 		const uint8_t *s = pay + j * rec;
 		uint32_t e = ask_key_entry(s, kb, t->aa_size);
 		uint32_t row = ask_row(t, j, (active >> j) & 1u, e);

@@ -111,6 +111,7 @@ if [[ $cases == *b* ]]; then
 	faults off
 	c=$(counters)
 	[ "$(jq .repeats <<<"$c")" -gt 0 ] || fail "b: no repeats reached the switch"
+	[ "$(jq .fetch_replays <<<"$c")" -gt 0 ] || fail "b: no FETCH was retried (no replay)"
 fi
 
 # zipf NAME THRESHOLD: 4 senders of a Zipf stream through task 1 (8-byte keys, AA 256 per slot

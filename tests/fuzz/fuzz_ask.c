@@ -6,8 +6,9 @@
  * port 3; task 2: 16 slots of 16-byte keys, max, window 2, AA 8, senders on port 1 only) and an
  * ASK address for ARP. Besides the sanitizers' checks, after every input:
  *   - a frame the pipeline did not take is still there to pass on;
- *   - no aggregator row and no ring position beyond the two tasks' ranges was written (a
- *     packet can reach only its own task's state);
+ *   - no aggregator row and no ring position beyond the two tasks' ranges was written, and a
+ *     packet of one task (or of none) left the other task's rows, rings and windows as they
+ *     were (a packet can reach only its own task's state);
  *   - every frame sent is at least an ARP frame long.
  *
  * FUZZ_SEEDS=DIR writes valid frames of every kind to DIR and exits.
@@ -142,11 +143,46 @@ static void check_ranges(void)
 	check_zero(ask_regs[ASK_REG_ACTIVE], 3, 2 * ASK_TASKS_MAX - 3);
 }
 
+/* A task's state: its rows in every aggregator array and its ring positions and windows. */
+struct task_state {
+	uint32_t rows[ASK_AA_UNITS][32 * ISW_KV_LANES];
+	uint32_t seen[16], aggstate[16], window[16];
+};
+
+static const uint32_t task_row0[3] = {0, 0, 32}, task_ring0[3] = {0, 0, 16};
+static const uint32_t task_ring_n[3] = {0, 16, 4};
+
+static void snap(unsigned task, struct task_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (unsigned u = 0; u < ASK_AA_UNITS; u++)
+		memcpy(st->rows[u],
+		       ask_regs[ASK_REG_AA0 + u]->cells.u32 +
+		               (size_t)task_row0[task] * ISW_KV_LANES,
+		       sizeof(st->rows[u]));
+	size_t n = task_ring_n[task] * 4u;
+	memcpy(st->seen, ask_regs[ASK_REG_SEEN]->cells.u32 + task_ring0[task], n);
+	memcpy(st->aggstate, ask_regs[ASK_REG_AGGSTATE]->cells.u32 + task_ring0[task], n);
+	memcpy(st->window, ask_regs[ASK_REG_WINDOW]->cells.u32 + task_ring0[task], n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct task_state before[3], after;
 	if (size < 1 || size > FRAME_MAX)
 		return 0;
+	snap(1, &before[1]);
+	snap(2, &before[2]);
 	isw_test_fuzz_packet(w, data, size, ask_process, ask_process_strict, ASK_HDR_OFF);
 	check_ranges();
+	/* A packet reaches only its own task's state: the other task's is unchanged. */
+	unsigned task = size >= 1 + ASK_HDR_OFF + 4 ? ask_be16(data + 1 + ASK_HDR_OFF + 2) : 0;
+	for (unsigned t = 1; t <= 2; t++) {
+		if (t == task)
+			continue;
+		snap(t, &after);
+		if (memcmp(&after, &before[t], sizeof(after)) != 0)
+			abort();
+	}
 	return 0;
 }

@@ -335,7 +335,7 @@ static void test_ring_wrap_and_window(void **state)
 	feed(&f, 0);
 	assert_true(entry(1, 3, 0, 50, &v) && v == 9);
 	assert_int_equal(cnt(1)->repeats, 2);
-	f.seq = 4; /* more than W behind: stale, dropped */
+	f.seq = 4; /* W or more behind the newest (8): stale, dropped */
 	feed(&f, 0);
 	f.seq = 0;
 	feed(&f, 0);
@@ -514,7 +514,7 @@ static void test_long_untouched(void **state)
 	struct pkt f = {.type = ASK_DATA,
 	                .task = 1,
 	                .flags = ASK_F_LONG | ASK_F_LAST,
-	                .seq = 0,
+	                .seq = 3,
 	                .bitmap = 0xF};
 	for (unsigned j = 0; j < 4; j++)
 		f.key[j] = 10 + j, f.val[j] = 1;
@@ -528,10 +528,59 @@ static void test_long_untouched(void **state)
 	assert_int_equal(cnt(1)->long_pkts, 1);
 	assert_int_equal(cnt(1)->last_pkts, 1);
 	assert_int_equal(cnt(1)->tuples, 0);
-	/* A LONG packet moves the window too: seq 0 then seq 1 of DATA are both fine. */
-	f.flags = 0, f.seq = 1;
+	/* It leaves the rings alone (position 3 still holds its initial 4, AggState 0)... */
+	const struct ask_task *t = task(1);
+	assert_int_equal(isw_reg_get(ask_regs[ASK_REG_SEEN], t->ring_base + 3, 0), 4);
+	assert_int_equal(isw_reg_get(ask_regs[ASK_REG_AGGSTATE], t->ring_base + 3, 0), 0);
+	/* ...but moves the window: next is 4, so seq 6 is inside it (from 0 it would be ahead). */
+	f.flags = 0, f.seq = 6;
 	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_WINDOW), 0);
 	assert_true(entry(1, 0, 0, 10, &v));
+}
+
+/* Seqs wrap at 2^32 (serial arithmetic): the window and the ring go on across the wrap. */
+static void test_seq_wrap(void **state)
+{
+	(void)state;
+	const struct ask_task *t = task(1);
+	isw_reg_set(ask_regs[ASK_REG_WINDOW], t->ring_base, 0, 0xFFFFFFFEu); /* next */
+	struct pkt f = {.type = ASK_DATA, .task = 1, .bitmap = 0x2};
+	const uint32_t seqs[] = {0xFFFFFFFEu, 0xFFFFFFFFu, 0, 1};
+	for (unsigned i = 0; i < RTE_DIM(seqs); i++) {
+		f.seq = seqs[i], f.key[1] = 77, f.val[1] = 1;
+		feed(&f, 0);
+	}
+	uint32_t v;
+	assert_true(entry(1, 1, 0, 77, &v) && v == 4);
+	f.seq = 0xFFFFFFFFu; /* a repeat from before the wrap: nothing aggregated */
+	feed(&f, 0);
+	assert_true(entry(1, 1, 0, 77, &v) && v == 4);
+	assert_int_equal(cnt(1)->repeats, 1);
+	f.seq = 0xFFFFFFFDu; /* W or more behind the newest (1): stale */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_STALE), 1);
+	f.seq = 6; /* next is 2: W beyond */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_WINDOW), 1);
+}
+
+/* A control seq far behind the newest (a restarted receiver) counts as new, not late. */
+static void test_control_seq_restart(void **state)
+{
+	(void)state;
+	struct pkt s = {.type = ASK_SWAP, .task = 1, .seq = 200000, .bitmap = ASK_SEL(0, 1)};
+	feed(&s, RX);
+	s.seq = 199999, s.bitmap = ASK_SEL(0, 0); /* late */
+	feed(&s, RX);
+	assert_int_equal(drops(ISW_DROP_ASK_STALE), 1);
+	s.seq = 7; /* 199993 behind: a new receiver */
+	feed(&s, RX);
+	assert_int_equal(cnt(1)->swaps, 2);
+	assert_int_equal(ask_be32(tx_hdr(RX, 1)->bitmap), ASK_SEL(0, 0));
+	s.seq = 8, s.bitmap = ASK_SEL(0, 1); /* and its next request is served too */
+	feed(&s, RX);
+	assert_int_equal(cnt(1)->swaps, 3);
 }
 
 static void test_operators_and_widths(void **state)
@@ -712,6 +761,8 @@ int main(void)
 	        T(test_fetch_read_clear_and_replay),
 	        T(test_fetch_scan_bounded),
 	        T(test_long_untouched),
+	        T(test_seq_wrap),
+	        T(test_control_seq_restart),
 	        T(test_operators_and_widths),
 	        T(test_strict_one_access_per_pass),
 	        T(test_malformed_dropped),
