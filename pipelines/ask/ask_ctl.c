@@ -245,9 +245,76 @@ static void task_state_reset(const struct ask_task *t, unsigned ti)
 		memset(&ask_counters[w][ti], 0, sizeof(ask_counters[w][ti]));
 }
 
+/* The task's shape from the options of `ask task add` (kv in the command's order), checked
+ * against the switch's limits. Returns 0 or -errno with the error set. */
+static int task_parse(struct isw_cmd_ctx *c, const struct isw_kv *kv, struct ask_task *t)
+{
+	uint32_t v;
+	if (arg_receiver(c, kv[0].val, t) < 0 ||
+	    isw_arg_u32(c, kv[1].val, "channels", 1, 1024, &v) < 0)
+		return -EINVAL;
+	t->nchannels = (uint16_t)v;
+	if (arg_pow2(c, kv[2].val, "window", ASK_WINDOW_MAX, &t->window) < 0 ||
+	    isw_arg_u32(c, kv[3].val, "slots", 1, ASK_SLOTS_MAX, &v) < 0)
+		return -EINVAL;
+	t->nslots = (uint8_t)v;
+	if (isw_arg_u32(c, kv[4].val, "key-bytes", 4, 16, &v) < 0)
+		return -EINVAL;
+	if (!ask_key_bytes_ok(v))
+		return isw_cmd_err(c, EINVAL, "key-bytes: 4, 8 or 16, not %u", v);
+	t->key_bytes = (uint8_t)v;
+	if (arg_op(c, kv[5].val, &t->op) < 0 ||
+	    arg_pow2(c, kv[6].val, "aa-size", ASK_AA_MAX, &t->aa_size) < 0 ||
+	    (kv[7].val != NULL && isw_arg_port_list(c, kv[7].val, "senders", &t->sender_ports) < 0))
+		return -EINVAL;
+	if (task_ring(t) > ASK_RING)
+		return isw_cmd_err(c, ENOSPC,
+		                   "channels x 2 x window = %u ring positions, the switch has %u",
+		                   task_ring(t), ASK_RING);
+	if (task_rows(t) > ASK_ROWS)
+		return isw_cmd_err(c, ENOSPC,
+		                   "%u passes x 2 copies x aa-size = %u rows, the switch has %u",
+		                   ask_passes(t->nslots), task_rows(t), ASK_ROWS);
+	return 0;
+}
+
+/* Takes the task's memory, resets its state with the workers parked, and publishes it at
+ * index ti. On error nothing is left taken. */
+static int task_install(struct isw_cmd_ctx *c, struct ask_task *t, unsigned ti)
+{
+	char holder[ISW_BUDGET_NAME_MAX];
+	holder_name(holder, sizeof(holder), t->id);
+	int rc = isw_budget_take(ASK_ROWS_POOL, holder, task_rows(t), &t->aa_base, c->err,
+	                         sizeof(c->err));
+	if (rc < 0)
+		return rc;
+	rc = isw_budget_take(ASK_RING_POOL, holder, task_ring(t), &t->ring_base, c->err,
+	                     sizeof(c->err));
+	if (rc < 0)
+		goto give_rows;
+	if (isw_dp_pause() < 0) {
+		rc = isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		goto give_ring;
+	}
+	task_state_reset(t, ti);
+	isw_dp_resume();
+	master->tasks[ti] = *t;
+	master->index[t->id] = (uint8_t)ti;
+	if (publish() == 0)
+		return 0;
+	memset(&master->tasks[ti], 0, sizeof(master->tasks[ti]));
+	master->index[t->id] = 0;
+	rc = isw_cmd_err(c, ENOMEM, "no memory");
+give_ring:
+	isw_budget_give(ASK_RING_POOL, holder);
+give_rows:
+	isw_budget_give(ASK_ROWS_POOL, holder);
+	return rc;
+}
+
 static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 {
-	uint32_t id, v;
+	uint32_t id;
 	struct isw_kv kv[] = {{"receiver", NULL}, {"channels", NULL},  {"window", NULL},
 	                      {"slots", NULL},    {"key-bytes", NULL}, {"op", NULL},
 	                      {"aa-size", NULL},  {"senders", NULL}};
@@ -259,33 +326,9 @@ static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		if (kv[i].val == NULL)
 			return isw_cmd_err(c, EINVAL, "usage: ask task add %s", c->cmd->usage);
 	struct ask_task t = {.valid = true, .id = (uint16_t)id};
-	if (arg_receiver(c, kv[0].val, &t) < 0 ||
-	    isw_arg_u32(c, kv[1].val, "channels", 1, 1024, &v) < 0)
-		return -EINVAL;
-	t.nchannels = (uint16_t)v;
-	if (arg_pow2(c, kv[2].val, "window", ASK_WINDOW_MAX, &t.window) < 0 ||
-	    isw_arg_u32(c, kv[3].val, "slots", 1, ASK_SLOTS_MAX, &v) < 0)
-		return -EINVAL;
-	t.nslots = (uint8_t)v;
-	if (isw_arg_u32(c, kv[4].val, "key-bytes", 4, 16, &v) < 0)
-		return -EINVAL;
-	if (!ask_key_bytes_ok(v))
-		return isw_cmd_err(c, EINVAL, "key-bytes: 4, 8 or 16, not %u", v);
-	t.key_bytes = (uint8_t)v;
-	if (arg_op(c, kv[5].val, &t.op) < 0 ||
-	    arg_pow2(c, kv[6].val, "aa-size", ASK_AA_MAX, &t.aa_size) < 0 ||
-	    (kv[7].val != NULL && isw_arg_port_list(c, kv[7].val, "senders", &t.sender_ports) < 0))
-		return -EINVAL;
-	if (task_ring(&t) > ASK_RING)
-		return isw_cmd_err(c, ENOSPC,
-		                   "channels x 2 x window = %u ring positions, the switch "
-		                   "has %u",
-		                   task_ring(&t), ASK_RING);
-	if (task_rows(&t) > ASK_ROWS)
-		return isw_cmd_err(c, ENOSPC,
-		                   "%u passes x 2 copies x aa-size = %u rows, the switch "
-		                   "has %u",
-		                   ask_passes(t.nslots), task_rows(&t), ASK_ROWS);
+	int rc = task_parse(c, kv, &t);
+	if (rc < 0)
+		return rc;
 	if (master->index[id] != 0)
 		return isw_cmd_err(c, EEXIST, "task %u exists (ask task del %u first)", id, id);
 	unsigned ti = 1;
@@ -293,34 +336,8 @@ static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		ti++;
 	if (ti > ASK_TASKS_MAX)
 		return isw_cmd_err(c, ENOSPC, "%d tasks are registered already", ASK_TASKS_MAX);
-	char holder[ISW_BUDGET_NAME_MAX];
-	holder_name(holder, sizeof(holder), id);
-	int rc = isw_budget_take(ASK_ROWS_POOL, holder, task_rows(&t), &t.aa_base, c->err,
-	                         sizeof(c->err));
-	if (rc < 0)
+	if ((rc = task_install(c, &t, ti)) < 0)
 		return rc;
-	rc = isw_budget_take(ASK_RING_POOL, holder, task_ring(&t), &t.ring_base, c->err,
-	                     sizeof(c->err));
-	if (rc < 0) {
-		isw_budget_give(ASK_ROWS_POOL, holder);
-		return rc;
-	}
-	if (isw_dp_pause() < 0) {
-		isw_budget_give(ASK_ROWS_POOL, holder);
-		isw_budget_give(ASK_RING_POOL, holder);
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
-	}
-	task_state_reset(&t, ti);
-	isw_dp_resume();
-	master->tasks[ti] = t;
-	master->index[id] = (uint8_t)ti;
-	if (publish() < 0) {
-		memset(&master->tasks[ti], 0, sizeof(master->tasks[ti]));
-		master->index[id] = 0;
-		isw_budget_give(ASK_ROWS_POOL, holder);
-		isw_budget_give(ASK_RING_POOL, holder);
-		return isw_cmd_err(c, ENOMEM, "no memory");
-	}
 	isw_json_u64(c->out, "task", id);
 	isw_json_u64(c->out, "rows", task_rows(&t));
 	isw_json_u64(c->out, "ring_positions", task_ring(&t));

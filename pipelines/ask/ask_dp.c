@@ -292,6 +292,29 @@ static inline int ask_swap(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
 	return ISW_PKT_TAKEN;
 }
 
+/* Reads and clears up to want used entries of the copy sel names, from *next on and looking at
+ * no more than ASK_FETCH_SCAN; writes the records to out and one past the last entry looked at
+ * to *next. Returns the records. */
+static inline uint32_t fetch_take(const struct ask_task *t, uint32_t sel, uint32_t *next,
+                                  uint32_t want, uint8_t *out)
+{
+	unsigned kb = t->key_bytes, rec = ask_rec_len(kb), slot = ASK_SEL_SLOT(sel);
+	const struct isw_reg *r = ask_regs[ASK_REG_AA0 + slot % ASK_AA_UNITS];
+	uint32_t row0 = ask_row(t, slot, ASK_SEL_COPY(sel), 0);
+	uint32_t end = RTE_MIN(t->aa_size, *next + ASK_FETCH_SCAN);
+	uint32_t i = *next, n = 0;
+	for (; i < end && n < want; i++) {
+		uint32_t v;
+		if (!isw_salu_kv_take(NULL, r, row0 + i, out, kb / 4, &v))
+			continue;
+		ask_put32(out + kb, v);
+		out += rec;
+		n++;
+	}
+	*next = i;
+	return n;
+}
+
 /*
  * FETCH: read and clear up to count used entries of one copy, looking at no more than
  * ASK_FETCH_SCAN from start. It is the model's register-read path for the receiver (like the
@@ -332,27 +355,14 @@ static inline int ask_fetch_req(struct isw_worker *w, struct rte_mbuf *m, uint8_
 		bounce(w, m, p, fc->len - ASK_HDR_LEN);
 		return ISW_PKT_TAKEN;
 	}
-	unsigned kb = t->key_bytes, rec = ask_rec_len(kb);
-	uint32_t want = RTE_MIN(count, ask_fetch_max(kb));
-	unsigned slot = ASK_SEL_SLOT(sel);
-	const struct isw_reg *r = ask_regs[ASK_REG_AA0 + slot % ASK_AA_UNITS];
-	uint32_t row0 = ask_row(t, slot, ASK_SEL_COPY(sel), 0);
-	uint32_t end = RTE_MIN(t->aa_size, start + ASK_FETCH_SCAN);
-	uint8_t *out = p + ASK_PAY_OFF;
-	uint32_t i = start, n = 0;
-	for (; i < end && n < want; i++) {
-		uint32_t v;
-		if (!isw_salu_kv_take(NULL, r, row0 + i, out, kb / 4, &v))
-			continue;
-		ask_put32(out + kb, v);
-		out += rec;
-		n++;
-	}
+	uint32_t next = start;
+	uint32_t n = fetch_take(t, sel, &next, RTE_MIN(count, ask_fetch_max(t->key_bytes)),
+	                        p + ASK_PAY_OFF);
+	uint32_t paylen = n * ask_rec_len(t->key_bytes);
 	cnt->fetched += n;
 	reply_header(h, t, ASK_FETCH_REPLY, 0, sel);
-	ask_put32(h->start, i);
+	ask_put32(h->start, next);
 	ask_put32(h->count, n);
-	uint32_t paylen = n * rec;
 	fc->valid = true;
 	fc->seq = seq;
 	fc->sel = sel;
