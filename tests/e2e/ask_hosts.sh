@@ -8,6 +8,8 @@
 #       switch port (inswitch fault injection): still exact; the switch saw repeats
 #   (c) a Zipf-skewed stream (8-byte keys, 4 senders): run without swaps, then with; exact both
 #       times, and the absorbed fraction (the switch's absorbed / tuples) rises with swaps
+#   (d) as (a) with the switch on two worker lcores in strict mode: exact, with hand-offs to
+#       the lcore that owns the task and no register array used twice in a pass
 #   ask_hosts.sh BUILD_DIR        (ASK_CASES="a c" runs only those cases)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -32,7 +34,7 @@ done
 	echo "skipped: no text corpus (Debian package fortunes; scripts/deps.sh installs it)"
 	exit 77
 }
-cases=${ASK_CASES:-a b c}
+cases=${ASK_CASES:-a b c d}
 ASK_IP=10.99.0.254
 RX_MAC=02:00:00:00:00:05
 RX_IP=10.99.0.5
@@ -164,5 +166,27 @@ if [[ $cases == *c* ]]; then
 	echo "c: absorbed fraction without swaps $f0, with swaps $f1"
 	awk -v a="$f0" -v b="$f1" 'BEGIN { exit !(b > a) }' ||
 		fail "c: swaps did not raise the absorbed fraction ($f0 -> $f1)"
+fi
+# (d) WordCount again with the switch on two worker lcores and strict mode (recirc-limit 1): the
+# task is one shard, so the packets of the ports the other lcore polls are handed to its owner.
+if [[ $cases == *d* ]]; then
+	isw_switch_stop
+	ISW_LCORES=0-1 isw_switch_start "$build" --pipeline ask ||
+		fail "inswitch did not start on two lcores"
+	# 16 slots are two passes over the 8 aggregator arrays: one recirculation.
+	isw_ctl pipeline strict on recirc-limit 1 >/dev/null
+	isw_ctl ask config set ip $ASK_IP >/dev/null
+	for i in 1 2 3 4 5; do
+		isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
+	done
+	isw_wait_path 1 $RX_IP || fail "d: no path from h1 to the receiver"
+	task 16 16 2048 64
+	wc d --swap-threshold 2000
+	s=$(isw_ctl --json stats show)
+	echo "d: workers $(jq -c '[.workers[] | {worker, rxqs, handoff_out, handoff_in}]' <<<"$s")"
+	[ "$(jq '[.workers[].handoff_out] | add' <<<"$s")" -gt 0 ] || fail "d: no hand-offs"
+	echo "d: strict $(jq -c '{strict_multi_access, strict_recirc_over}' <<<"$s")"
+	[ "$(jq '.strict_multi_access + .strict_recirc_over' <<<"$s")" -eq 0 ] ||
+		fail "d: a register array used twice in a pass, or more than one recirculation"
 fi
 echo "ask-hosts: all cases passed ($cases)"
