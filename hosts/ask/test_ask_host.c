@@ -2,10 +2,11 @@
 /*
  * Unit tests of the ASK host library: codec round trips and rejects, the table and its output,
  * the tuple sources, the sender's window / retransmission / LAST logic, the receiver's
- * de-duplication, merge, SWAP and FETCH, all driven by hand with a virtual clock. The last
- * tests run sender -> switch model -> receiver in one process with loss, duplication, delay
- * and reordering (the model follows docs/ask.md: AA claim / combine / collision, seen and
- * AggState rings, the window register, SWAP, FETCH with its kept reply) and check the
+ * de-duplication, merge, SWAP and FETCH and their control seqs, all driven by hand with a
+ * virtual clock. The last tests run sender -> switch model -> receiver in one process with
+ * loss, duplication, delay and reordering of every packet, SWAP and FETCH included (the model
+ * follows docs/ask.md: AA claim / combine / collision, seen and AggState rings, the window
+ * register, SWAP, FETCH with its kept reply, late SWAP / FETCH dropped) and check the
  * receiver's table against a direct reduceByKey.
  */
 #include <stdarg.h>
@@ -855,13 +856,99 @@ static void test_receiver_ctl(void **state)
 	ask_receiver_free(r);
 }
 
+/*
+ * Control seqs (docs/ask.md, "Control seqs: late SWAP and FETCH"): each new SWAP or FETCH takes
+ * the next seq (mod 2^32); a reply to another seq (a late copy of an earlier request's, or one
+ * not asked yet), slot or type is ignored, ERROR flag or not, and merges nothing.
+ */
+static void test_receiver_ctl_seqs(void **state)
+{
+	struct ask_recv_cfg cfg = {.task = 7,
+	                           .nchan = 1,
+	                           .window = 4,
+	                           .nslots = 4,
+	                           .key_bytes = 8,
+	                           .aa_size = 2048,
+	                           .op = ASK_OP_ADD,
+	                           .ctl = true,
+	                           .swap_threshold = 1,
+	                           .rto_ns = 10 * MS,
+	                           .retries = 2,
+	                           .seq0 = UINT32_MAX};
+	struct ask_receiver *r = ask_receiver_new(&cfg);
+	uint8_t p[ASK_MSG_MAX], swap[ASK_HDR_LEN], f0[ASK_HDR_LEN], a[ASK_HDR_LEN], key[8] = "zz";
+	unsigned j = ask_key_slot(key, 8, 4);
+	struct ask_tx tx;
+	struct ask_msg m;
+	size_t len;
+
+	(void)state;
+	assert_non_null(r);
+	rx(r, p, data(p, 0, 0, 0, "zz", 1));
+	rx(r, p, data(p, 0, 1, 0, "zz", 1));
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 1);
+	memcpy(swap, tx.buf, ASK_HDR_LEN);
+	assert_int_equal(ask_msg_get(swap, ASK_HDR_LEN, &m), 0);
+	assert_int_equal(m.type, ASK_SWAP);
+	assert_int_equal(m.seq, UINT32_MAX);
+	len = reply(p, swap, ASK_SWAP_DONE, 1, 0, 0);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(ask_receiver_stats(r)->swaps, 1);
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 1);
+	memcpy(f0, tx.buf, ASK_HDR_LEN);
+	assert_int_equal(ask_msg_get(f0, ASK_HDR_LEN, &m), 0);
+	assert_int_equal(m.type, ASK_FETCH);
+	assert_int_equal(m.seq, 0); /* the next seq, wrapped */
+
+	/* A duplicate SWAP_DONE: ignored, the FETCH stays the one outstanding. */
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(ask_receiver_stats(r)->swaps, 1);
+	assert_int_equal(ask_receiver_ctl(r, 1 * MS, &tx), 0);
+	/* FETCH_REPLYs of the SWAP's seq (with ERROR), of a seq not sent, of another slot. */
+	len = reply(p, f0, ASK_FETCH_REPLY, 0, 2048, 0);
+	p[1] = ASK_F_ERROR;
+	ask_put32(p + 8, UINT32_MAX);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	p[1] = 0;
+	ask_put32(p + 8, 1);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	ask_put32(p + 8, 0);
+	ask_put32(p + 12, ASK_SEL((j + 1) % 4, 0));
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	/* A SWAP_DONE carrying the FETCH's seq is not its answer either. */
+	len = reply(p, f0, ASK_SWAP_DONE, 0, 0, 0);
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(ask_receiver_stats(r)->stale_replies, 5);
+	assert_int_equal(ask_receiver_stats(r)->fetched_records, 0);
+
+	/* The answer: one record, go on at 1024 with the next seq. */
+	len = reply(p, f0, ASK_FETCH_REPLY, 0, 1024, 1);
+	memcpy(p + len, key, 8);
+	ask_put32(p + len + 8, 40);
+	len += 12;
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(get(ask_receiver_table(r), "zz", 8), 42);
+	assert_int_equal(ask_receiver_ctl(r, 2 * MS, &tx), 1);
+	assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+	assert_int_equal(m.seq, 1);
+	assert_int_equal(m.start, 1024);
+	/* The same reply again (a duplicate, or the switch's replay to a retry): merged once. */
+	assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_REPLY);
+	assert_int_equal(get(ask_receiver_table(r), "zz", 8), 42);
+	assert_int_equal(ask_receiver_stats(r)->stale_replies, 6);
+	assert_int_equal(ask_receiver_stats(r)->fetched_records, 1);
+	ask_receiver_free(r);
+}
+
 /* ---- sender -> switch model -> receiver ---- */
 
-#define M_AA     64u /* small: collisions and swaps happen */
-#define M_SLOTS  8u
-#define M_KB     8u
-#define M_WINDOW 8u
-#define M_CHANS  3u
+#define M_AA       64u /* small: collisions and swaps happen */
+#define M_SLOTS    8u
+#define M_KB       8u
+#define M_WINDOW   8u
+#define M_CHANS    3u
+#define M_SCAN     16u    /* entries one FETCH looks at (the switch: ASK_FETCH_SCAN, 1024) */
+#define M_CTL_LATE 65536u /* ASK_CTL_LATE: a SWAP / FETCH this close behind the newest is late */
 
 /* The switch of docs/ask.md for one task, reduced to what the hosts can observe. */
 struct model {
@@ -872,10 +959,14 @@ struct model {
 	} aa[M_SLOTS][2][M_AA];
 	uint8_t active[M_SLOTS];
 	uint32_t seen[M_CHANS][2 * M_WINDOW], agg[M_CHANS][2 * M_WINDOW], next[M_CHANS];
+	bool ctl_valid;
+	uint32_t ctl_seq; /* the newest SWAP or FETCH seq */
+	bool kept_valid;
 	uint8_t kept[ASK_MSG_MAX]; /* the last FETCH_REPLY ... */
 	size_t kept_len;
-	uint32_t kept_seq, kept_sel, kept_start; /* ... and the request it answered */
-	uint64_t absorbed, stale, window;
+	uint32_t kept_seq, kept_sel, kept_start, kept_count; /* ... and the request it answered */
+	uint64_t absorbed, stale;
+	uint64_t late_swaps, late_fetches, reused_seqs, fetch_replays, bad_ctl; /* ctl outcomes */
 };
 
 static void model_init(struct model *sw, enum ask_op op)
@@ -937,30 +1028,89 @@ static bool model_data(struct model *sw, uint8_t *p, size_t len)
 	return true;
 }
 
-/* SWAP or FETCH: the reply into out. */
+/*
+ * docs/ask.md "Control seqs: late SWAP and FETCH" (ctl_late() in ask_dp.c): a seq older than
+ * the newest by less than M_CTL_LATE is late; anything else is kept as the newest if newer, or
+ * if further back (a restarted receiver).
+ */
+static bool model_late(struct model *sw, uint32_t seq)
+{
+	int32_t d = (int32_t)(seq - sw->ctl_seq);
+
+	if (sw->ctl_valid && d < 0 && d > -(int32_t)M_CTL_LATE)
+		return true;
+	if (!sw->ctl_valid || d > 0 || d <= -(int32_t)M_CTL_LATE) {
+		sw->ctl_seq = seq;
+		sw->ctl_valid = true;
+	}
+	return false;
+}
+
+/*
+ * SWAP or FETCH: the reply into out and its length, or 0 when the switch drops the request
+ * (late, or a FETCH reusing the kept seq for another request). As in ask_dp.c: a bad slot or
+ * copy, or a FETCH start past the AA size, is answered with ERROR before the seq is looked at
+ * and does not move the newest seq; a FETCH repeating the kept (seq, slot, copy, start, count)
+ * gets the kept reply byte for byte and clears nothing.
+ */
 static size_t model_ctl(struct model *sw, const uint8_t *req, uint8_t *out)
 {
 	struct ask_msg m;
+	uint32_t sel, e, n = 0;
 	unsigned slot, copy;
-	uint32_t e, n = 0;
 
 	assert_int_equal(ask_msg_get(req, ASK_HDR_LEN, &m), 0);
-	slot = ASK_SEL_SLOT(m.bitmap);
-	copy = ASK_SEL_COPY(m.bitmap);
-	assert_true(slot < M_SLOTS);
+	sel = m.bitmap;
+	slot = ASK_SEL_SLOT(sel);
+	copy = ASK_SEL_COPY(sel);
+	bool sel_ok = (sel & ~0x1FFu) == 0 && slot < M_SLOTS;
+	m.flags = 0;
+	m.nslots = M_SLOTS;
+	m.key_bytes = M_KB;
 	if (m.type == ASK_SWAP) {
-		sw->active[slot] = (uint8_t)copy;
 		m.type = ASK_SWAP_DONE;
+		if (!sel_ok) {
+			sw->bad_ctl++;
+			m.flags = ASK_F_ERROR;
+		} else if (model_late(sw, m.seq)) {
+			sw->late_swaps++;
+			return 0;
+		} else {
+			sw->active[slot] = (uint8_t)copy;
+			m.bitmap = ASK_SEL(slot, sw->active[slot]);
+			m.start = 0;
+			m.count = 0;
+		}
 		ask_msg_put(out, &m);
 		return ASK_HDR_LEN;
 	}
 	assert_int_equal(m.type, ASK_FETCH);
-	if (sw->kept_len > 0 && sw->kept_seq == m.seq && sw->kept_sel == m.bitmap &&
-	    sw->kept_start == m.start) {
+	m.type = ASK_FETCH_REPLY;
+	if (!sel_ok || m.start > M_AA) {
+		sw->bad_ctl++;
+		m.flags = ASK_F_ERROR;
+		m.count = 0;
+		ask_msg_put(out, &m);
+		return ASK_HDR_LEN;
+	}
+	bool same = sw->kept_valid && sw->kept_seq == m.seq;
+	if (model_late(sw, m.seq)) {
+		sw->late_fetches++;
+		return 0;
+	}
+	if (same &&
+	    (sw->kept_sel != sel || sw->kept_start != m.start || sw->kept_count != m.count)) {
+		sw->reused_seqs++;
+		return 0;
+	}
+	if (same) {
+		sw->fetch_replays++;
 		memcpy(out, sw->kept, sw->kept_len); /* a retry: the same reply, nothing cleared */
 		return sw->kept_len;
 	}
-	for (e = m.start; e < M_AA && e < m.start + 16 && n < m.count; e++) {
+	uint32_t want = m.count < ask_fetch_max(M_KB) ? m.count : ask_fetch_max(M_KB);
+	uint32_t end = m.start + M_SCAN < M_AA ? m.start + M_SCAN : M_AA;
+	for (e = m.start; e < end && n < want; e++) {
 		__typeof__(&sw->aa[0][0][0]) a = &sw->aa[slot][copy][e];
 		if (!a->used)
 			continue;
@@ -970,16 +1120,76 @@ static size_t model_ctl(struct model *sw, const uint8_t *req, uint8_t *out)
 		a->used = 0;
 		n++;
 	}
+	sw->kept_valid = true;
 	sw->kept_seq = m.seq;
-	sw->kept_sel = m.bitmap;
+	sw->kept_sel = sel;
 	sw->kept_start = m.start;
-	m.type = ASK_FETCH_REPLY;
+	sw->kept_count = m.count;
 	m.start = e;
 	m.count = n;
 	ask_msg_put(out, &m);
 	sw->kept_len = ASK_HDR_LEN + n * ask_rec_len(M_KB);
 	memcpy(sw->kept, out, sw->kept_len);
 	return sw->kept_len;
+}
+
+/* The model's SWAP and FETCH against the two rules of docs/ask.md, by hand. */
+static void test_model_ctl(void **state)
+{
+	static struct model m;
+	uint8_t q[ASK_HDR_LEN], out[ASK_MSG_MAX], kept[ASK_MSG_MAX];
+	const uint32_t cnt = ask_fetch_max(M_KB);
+	size_t len;
+
+	(void)state;
+	model_init(&m, ASK_OP_ADD);
+	m.aa[0][0][3].used = 1;
+	/* FETCH 10 takes the entry; its retry gets the same bytes and clears nothing. */
+	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, 0, cnt);
+	len = model_ctl(&m, q, out);
+	assert_int_equal(len, ASK_HDR_LEN + ask_rec_len(M_KB));
+	assert_int_equal(ask_be32(out + 16), M_SCAN);
+	memcpy(kept, out, len);
+	m.aa[0][0][3].used = 1;
+	assert_int_equal(model_ctl(&m, q, out), len);
+	assert_memory_equal(out, kept, len);
+	assert_true(m.aa[0][0][3].used);
+	/* Seq 10 again for another start or count: dropped. */
+	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, M_SCAN, cnt);
+	assert_int_equal(model_ctl(&m, q, out), 0);
+	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, 0, cnt - 1);
+	assert_int_equal(model_ctl(&m, q, out), 0);
+	assert_int_equal(m.reused_seqs, 2);
+	/* SWAP 11 makes 10 late: neither the SWAP nor the kept FETCH's retry is served. */
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 11, 0, 1);
+	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
+	assert_int_equal(ask_be32(out + 12), ASK_SEL(0, 1));
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 10, 0, 0);
+	assert_int_equal(model_ctl(&m, q, out), 0);
+	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, 0, cnt);
+	assert_int_equal(model_ctl(&m, q, out), 0);
+	assert_int_equal(m.active[0], 1);
+	assert_int_equal(m.late_swaps + m.late_fetches, 2);
+	/* Errors are answered whatever the seq and leave the newest alone. */
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 5, M_SLOTS, 0);
+	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
+	assert_int_equal(out[1], ASK_F_ERROR);
+	ask_fetch_build(q, 7, M_SLOTS, M_KB, 1000, 0, 0, M_AA + 1, cnt);
+	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
+	assert_int_equal(out[1], ASK_F_ERROR);
+	assert_int_equal(m.bad_ctl, 2);
+	/* 65535 behind the newest (12) is late; 65536 behind is new, so 11 is then new too. */
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 12, 0, 0);
+	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 12 - 65535, 0, 1);
+	assert_int_equal(model_ctl(&m, q, out), 0);
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 12 - 65536, 0, 1);
+	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
+	assert_int_equal(m.active[0], 1);
+	ask_swap_build(q, 7, M_SLOTS, M_KB, 11, 0, 0);
+	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
+	assert_int_equal(m.active[0], 0);
+	assert_int_equal(m.fetch_replays, 1);
 }
 
 /* A packet on the wire, delivered at `at`. */
@@ -1004,15 +1214,15 @@ static unsigned net_rand(struct net *nt)
 }
 
 /*
- * DATA and ACKs may be lost, duplicated, delayed and reordered; SWAP, FETCH and their replies
- * only lost: a FETCH duplicated (or delayed past its retry) and executed after the next one
- * would read and clear entries whose reply the receiver no longer takes (see README).
+ * Every packet may be lost, duplicated, delayed and reordered: DATA and ACKs, and SWAP, FETCH
+ * and their replies too. A SWAP or FETCH duplicated, or delayed past its retry, can reach the
+ * switch after the receiver's next request; the switch drops it as late (docs/ask.md, "Control
+ * seqs: late SWAP and FETCH"): executed afresh, such a FETCH would clear entries whose reply
+ * the receiver no longer takes, and such a SWAP would undo a newer one.
  */
 static void net_send(struct net *nt, const uint8_t *buf, size_t len, int to, uint64_t now)
 {
-	bool ctl = to >= 2;
-
-	for (int copies = !ctl && net_rand(nt) < nt->dup ? 2 : 1; copies > 0; copies--) {
+	for (int copies = net_rand(nt) < nt->dup ? 2 : 1; copies > 0; copies--) {
 		if (net_rand(nt) < nt->loss)
 			continue;
 		if (nt->n == nt->cap) {
@@ -1025,16 +1235,18 @@ static void net_send(struct net *nt, const uint8_t *buf, size_t len, int to, uin
 		x->len = len;
 		x->to = to;
 		/* most arrive next tick in random order; some much later (after a resend) */
-		x->at = now + 1 + (!ctl && net_rand(nt) < nt->delay ? 5 + net_rand(nt) : 0) * MS;
+		x->at = now + 1 + (net_rand(nt) < nt->delay ? 5 + net_rand(nt) : 0) * MS;
 	}
 }
 
-/* Runs one job; returns the model's absorbed count. */
+/* The switch of the last job run_job() ran. */
+static struct model job_sw;
+
+/* Runs one job, the network's faults drawn from seed; returns the model's absorbed count. */
 static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, unsigned loss,
-                        uint64_t threshold, const struct ask_recv_stats **rst)
+                        uint64_t threshold, uint32_t seed, const struct ask_recv_stats **rst)
 {
-	static struct model sw;
-	struct net nt = {.loss = loss, .dup = loss / 2, .delay = loss / 2, .rng = 99};
+	struct net nt = {.loss = loss, .dup = loss / 2, .delay = loss / 2, .rng = seed};
 	struct ask_zipf_spec z;
 	struct ask_src *src = src_text(tuples, true);
 	assert_int_equal(ask_zipf_parse(zipf, &z), 0);
@@ -1063,12 +1275,13 @@ static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, un
 	struct ask_tx tx[16];
 	uint8_t out[ASK_MSG_MAX], ack[ASK_HDR_LEN];
 	uint64_t now = 0;
+	size_t len;
 	struct wire *due = NULL;
 	size_t due_cap = 0;
 
 	assert_non_null(s);
 	assert_non_null(r);
-	model_init(&sw, op);
+	model_init(&job_sw, op);
 	while (!ask_sender_done(s) || !ask_receiver_done(r)) {
 		int n = ask_sender_pump(s, now, tx, 16);
 		assert_true(n >= 0);
@@ -1099,13 +1312,13 @@ static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, un
 			size_t k = i + net_rand(&nt) % (ndue - i);
 			struct wire x = due[k];
 			due[k] = due[i];
-			if (x.to == 0 && model_data(&sw, x.buf, x.len) &&
+			if (x.to == 0 && model_data(&job_sw, x.buf, x.len) &&
 			    ask_receiver_input(r, x.buf, x.len, ack) != ASK_RX_BAD)
 				net_send(&nt, ack, ASK_HDR_LEN, 1, now);
 			else if (x.to == 1)
 				ask_sender_ack(s, x.buf, x.len, now);
-			else if (x.to == 2)
-				net_send(&nt, out, model_ctl(&sw, x.buf, out), 3, now);
+			else if (x.to == 2 && (len = model_ctl(&job_sw, x.buf, out)) > 0)
+				net_send(&nt, out, len, 3, now);
 			else if (x.to == 3)
 				assert_true(ask_receiver_input(r, x.buf, x.len, ack) >= 0);
 		}
@@ -1131,7 +1344,7 @@ static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, un
 	/* Nothing left in the switch. */
 	for (unsigned j = 0; j < M_SLOTS; j++)
 		for (unsigned e = 0; e < M_AA; e++)
-			assert_false(sw.aa[j][0][e].used || sw.aa[j][1][e].used);
+			assert_false(job_sw.aa[j][0][e].used || job_sw.aa[j][1][e].used);
 	static struct ask_recv_stats st;
 	st = *ask_receiver_stats(r);
 	*rst = &st;
@@ -1139,7 +1352,7 @@ static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, un
 	ask_receiver_free(r);
 	free(nt.w);
 	free(due);
-	return sw.absorbed;
+	return job_sw.absorbed;
 }
 
 static const char job_tuples[] = "a-long-key-beyond-8 5\nshort -3\nx 2147483647\nx 1\n"
@@ -1150,29 +1363,52 @@ static void test_model_lossless(void **state)
 	const struct ask_recv_stats *st;
 
 	(void)state;
-	uint64_t abs0 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 0, &st);
+	uint64_t abs0 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 0, 99, &st);
 	assert_int_equal(st->dup_pkts, 0);
 	assert_int_equal(st->swaps, 0);
 	assert_int_equal(st->long_records, 2);
 	assert_true(st->fetched_records > 0);
 	assert_true(abs0 > 0);
+	assert_int_equal(job_sw.late_swaps + job_sw.late_fetches + job_sw.reused_seqs +
+	                         job_sw.fetch_replays,
+	                 0);
 	/* Swaps let hot keys win more of the array: more absorbed. */
-	uint64_t abs1 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 50, &st);
+	uint64_t abs1 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 50, 99, &st);
 	assert_true(st->swaps > 0);
 	assert_true(abs1 > abs0);
 }
 
+/*
+ * Loss, duplication, delay and reordering of every packet, SWAP and FETCH and their replies
+ * included, over several seeds and every operator: the table stays exact, and the switch
+ * dropped late SWAPs and FETCHes and replayed kept replies on the way.
+ */
 static void test_model_lossy(void **state)
 {
+	static const uint32_t seeds[] = {99, 1, 2, 3, 4, 5, 6, 7};
 	const struct ask_recv_stats *st;
+	uint64_t late_swaps = 0, late_fetches = 0, replays = 0, stale_replies = 0;
 
 	(void)state;
 	for (enum ask_op op = ASK_OP_ADD; op <= ASK_OP_MIN; op++) {
-		run_job(job_tuples, "2000,0.9,8000,3", op, 10, 40, &st);
-		assert_true(st->dup_pkts > 0);
-		assert_true(st->swaps > 0);
-		assert_true(st->fetch_retries > 0);
+		for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+			run_job(job_tuples, "2000,0.9,8000,3", op, 10, 40, seeds[i], &st);
+			assert_true(st->dup_pkts > 0);
+			assert_true(st->swaps > 0);
+			assert_true(st->fetch_retries > 0);
+			/* the receiver never reuses a seq, nor asks for a bad slot */
+			assert_int_equal(job_sw.reused_seqs, 0);
+			assert_int_equal(job_sw.bad_ctl, 0);
+			late_swaps += job_sw.late_swaps;
+			late_fetches += job_sw.late_fetches;
+			replays += job_sw.fetch_replays;
+			stale_replies += st->stale_replies;
+		}
 	}
+	assert_true(late_swaps > 0);
+	assert_true(late_fetches > 0);
+	assert_true(replays > 0);
+	assert_true(stale_replies > 0);
 }
 
 int main(void)
@@ -1182,7 +1418,8 @@ int main(void)
 	        cmocka_unit_test(test_table_ops),       cmocka_unit_test(test_sources),
 	        cmocka_unit_test(test_sender_window),   cmocka_unit_test(test_sender_last),
 	        cmocka_unit_test(test_receiver_dedup),  cmocka_unit_test(test_receiver_merge),
-	        cmocka_unit_test(test_receiver_ctl),    cmocka_unit_test(test_model_lossless),
+	        cmocka_unit_test(test_receiver_ctl),    cmocka_unit_test(test_receiver_ctl_seqs),
+	        cmocka_unit_test(test_model_ctl),       cmocka_unit_test(test_model_lossless),
 	        cmocka_unit_test(test_model_lossy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
