@@ -100,12 +100,7 @@ static void write_seeds(const char *dir)
 	memcpy(fr[7], f, 61);
 	n[7] = 61;
 	for (unsigned k = 0; k < 8; k++) {
-		char path[512];
-		snprintf(path, sizeof(path), "%s/seed-ask-%u", dir, k);
-		FILE *fp = fopen(path, "wb");
-		if (fp == NULL || fwrite(fr[k], 1, n[k], fp) != n[k])
-			exit(1);
-		fclose(fp);
+		isw_test_fuzz_seed_file(dir, "ask", k, fr[k], n[k]);
 	}
 }
 
@@ -113,11 +108,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	const char *seeds = getenv("FUZZ_SEEDS");
-	if (seeds != NULL) {
-		write_seeds(seeds);
-		exit(0);
-	}
+	isw_test_fuzz_seeds(write_seeds);
 	w = isw_test_fuzz_switch("fuzz-ask", NPORTS, config, RTE_DIM(config), &out);
 	return 0;
 }

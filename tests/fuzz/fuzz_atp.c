@@ -65,12 +65,7 @@ static void write_seeds(const char *dir)
 			atp_put16(b + 44, (uint16_t)(i * 3));
 			for (unsigned v = 0; v < ATP_VALUES; v++)
 				b[48 + 4 * v + 3] = (uint8_t)v;
-			char path[512];
-			snprintf(path, sizeof(path), "%s/seed-atp-%u", dir, k++);
-			FILE *fp = fopen(path, "wb");
-			if (fp == NULL || fwrite(f, 1, sizeof(f), fp) != sizeof(f))
-				exit(1);
-			fclose(fp);
+			isw_test_fuzz_seed_file(dir, "atp", k++, f, sizeof(f));
 		}
 	}
 }
@@ -79,11 +74,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	const char *seeds = getenv("FUZZ_SEEDS");
-	if (seeds != NULL) {
-		write_seeds(seeds);
-		exit(0);
-	}
+	isw_test_fuzz_seeds(write_seeds);
 	w = isw_test_fuzz_switch("fuzz-atp", NPORTS, config, RTE_DIM(config), &out);
 	return 0;
 }

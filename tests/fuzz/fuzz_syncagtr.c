@@ -89,12 +89,7 @@ static void write_seeds(const char *dir)
 			uint8_t sw = h == 4 ? 253 : 254;
 			size_t len = seed_frame(f + 1, h, sw, size, (uint16_t)(h & 1 ? 0x8001 : 1));
 			f[0] = (uint8_t)(h - 1);
-			char path[512];
-			snprintf(path, sizeof(path), "%s/seed-sa-%u", dir, k++);
-			FILE *fp = fopen(path, "wb");
-			if (fp == NULL || fwrite(f, 1, len + 1, fp) != len + 1)
-				exit(1);
-			fclose(fp);
+			isw_test_fuzz_seed_file(dir, "sa", k++, f, len + 1);
 		}
 	}
 }
@@ -103,11 +98,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	const char *seeds = getenv("FUZZ_SEEDS");
-	if (seeds != NULL) {
-		write_seeds(seeds);
-		exit(0);
-	}
+	isw_test_fuzz_seeds(write_seeds);
 	w = isw_test_fuzz_switch("fuzz-syncagtr", NPORTS, config, RTE_DIM(config), &out);
 	w->pass.recirc_limit = 3;
 	return 0;

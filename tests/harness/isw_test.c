@@ -147,3 +147,25 @@ void isw_test_fuzz_packet(struct isw_worker *w, const uint8_t *data, size_t size
 				abort();
 	isw_test_tx_clear(w);
 }
+
+void isw_test_fuzz_seeds(void (*write)(const char *dir))
+{
+	const char *dir = getenv("FUZZ_SEEDS");
+	if (dir == NULL)
+		return;
+	write(dir);
+	exit(0);
+}
+
+void isw_test_fuzz_seed_file(const char *dir, const char *name, unsigned k, const void *data,
+                             size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/seed-%s-%u", dir, name, k);
+	FILE *fp = fopen(path, "wb");
+	if (fp == NULL || fwrite(data, 1, len, fp) != len) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+	fclose(fp);
+}

@@ -53,4 +53,14 @@ typedef int (*isw_test_pkt_fn)(struct isw_worker *w, struct rte_mbuf *m);
 void isw_test_fuzz_packet(struct isw_worker *w, const uint8_t *data, size_t size,
                           isw_test_pkt_fn fast, isw_test_pkt_fn strict, uint32_t min_len);
 
+/*
+ * The seeding step of tests/fuzz/run.sh: with FUZZ_SEEDS=DIR in the environment, calls
+ * write(DIR) and exits 0; otherwise returns. For LLVMFuzzerInitialize().
+ */
+void isw_test_fuzz_seeds(void (*write)(const char *dir));
+
+/* Writes one seed input to DIR/seed-NAME-K; exits 1 if it cannot. */
+void isw_test_fuzz_seed_file(const char *dir, const char *name, unsigned k, const void *data,
+                             size_t len);
+
 #endif
