@@ -67,34 +67,13 @@ struct at_model {
 	struct at_agtr agtr[AT_POOL];
 };
 
-/* The l2 pipeline in its default configuration, with this scenario's table. */
-static void at_l2(const uint8_t *b, uint32_t len, unsigned in, struct scenario_out *o)
-{
-	unsigned h, p;
-	int port = -1;
-
-	if (!(b[0] & 1)) {
-		for (h = 1; h < AT_NHOSTS; h++) {
-			uint8_t mac[6];
-
-			host_mac(mac, h);
-			if (memcmp(b, mac, 6) == 0)
-				port = (int)at_host_port[h];
-		}
-	}
-	if (port == (int)in) {
-		snprintf(o->why, sizeof(o->why), "l2: known, on the ingress port: drop");
-	} else if (port >= 0) {
-		snprintf(o->why, sizeof(o->why), "l2: known destination");
-		scenario_out_add(o, (unsigned)port, b, len);
-	} else {
-		snprintf(o->why, sizeof(o->why), "l2: %s: flood",
-		         b[0] & 1 ? "group address" : "unknown unicast");
-		for (p = 0; p < AT_PORTS; p++)
-			if (p != in)
-				scenario_out_add(o, p, b, len);
-	}
-}
+/* The l2 table of the scenario's config: hosts 1..4 behind at_host_port[]. */
+static const struct scenario_host at_hosts[] = {
+        {{0x02, 0, 0, 0, 0, 1}, 0},
+        {{0x02, 0, 0, 0, 0, 2}, 1},
+        {{0x02, 0, 0, 0, 0, 3}, 2},
+        {{0x02, 0, 0, 0, 0, 4}, 3},
+};
 
 static int32_t value(const uint8_t *b, unsigned j)
 {
@@ -315,7 +294,7 @@ static void at_expect(struct at_model *m, const struct frame *f, unsigned in,
 	if (f->len >= ETH_LEN && get16(f->b + 12) == ATP_ETHERTYPE)
 		at_atp(m, f->b, f->len, in, o);
 	else
-		at_l2(f->b, f->len, in, o);
+		scenario_l2(f->b, f->len, in, AT_PORTS, at_hosts, 4, "", o);
 }
 
 /* ---- The scenario's input frames ------------------------------------------------------- */

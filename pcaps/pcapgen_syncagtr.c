@@ -33,7 +33,17 @@ static const uint8_t sa_bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 /* Hosts: MAC 02:00:00:00:00:0N and IPv4 10.0.0.N, behind port `port`. */
 enum { HA = 1, HB, HC, HD, HE, SA_NHOSTS };
-static const unsigned sa_host_port[SA_NHOSTS] = {[HA] = 1, [HB] = 2, [HC] = 3, [HD] = 3, [HE] = 0};
+/* Hosts A..E: MAC 02:..:0N (N = 1..5) and the switch port each is behind, as in the config's l2
+ * table. */
+static const struct scenario_host sa_hosts[] = {
+        {{0x02, 0, 0, 0, 0, HA}, 1}, {{0x02, 0, 0, 0, 0, HB}, 2}, {{0x02, 0, 0, 0, 0, HC}, 3},
+        {{0x02, 0, 0, 0, 0, HD}, 3}, {{0x02, 0, 0, 0, 0, HE}, 0},
+};
+
+static unsigned sa_host_port(unsigned h)
+{
+	return sa_hosts[h - HA].port;
+}
 static const char sa_host_name[SA_NHOSTS] = {
         [HA] = 'A', [HB] = 'B', [HC] = 'C', [HD] = 'D', [HE] = 'E'};
 
@@ -137,37 +147,6 @@ static unsigned sa_session_of_ip(const struct sa_model *m, uint32_t ip)
 		if (m->sess[s].cfg->ip == ip)
 			return s;
 	return 0;
-}
-
-/* The l2 pipeline in its default configuration, with this scenario's MAC table (the hosts'). */
-static void sa_l2(const uint8_t *b, uint32_t len, unsigned in, struct scenario_out *o)
-{
-	unsigned h, p;
-
-	if (len < ETH_LEN) {
-		snprintf(o->why, sizeof(o->why), "l2: runt: drop");
-		return;
-	}
-	for (h = HA; h < SA_NHOSTS && !(b[0] & 1); h++) {
-		uint8_t mac[6];
-
-		host_mac(mac, h);
-		if (memcmp(b, mac, 6) != 0)
-			continue;
-		if (sa_host_port[h] == in) {
-			snprintf(o->why, sizeof(o->why), "l2: host %c, on the ingress port: drop",
-			         sa_host_name[h]);
-			return;
-		}
-		snprintf(o->why, sizeof(o->why), "l2: to host %c", sa_host_name[h]);
-		scenario_out_add(o, sa_host_port[h], b, len);
-		return;
-	}
-	snprintf(o->why, sizeof(o->why), "l2: %s: flood",
-	         b[0] & 1 ? "group address" : "unknown unicast");
-	for (p = 0; p < SA_PORTS; p++)
-		if (p != in)
-			scenario_out_add(o, p, b, len);
 }
 
 /*
@@ -332,7 +311,7 @@ static void sa_aggregate(struct sa_model *m, unsigned s, unsigned rank, const ui
 			continue;
 		sa_result(o->f[o->n].b, b, len, ss, h, elems, c);
 		o->f[o->n].len = len;
-		o->port[o->n] = sa_host_port[h];
+		o->port[o->n] = sa_host_port(h);
 		o->n++;
 	}
 	snprintf(o->why, sizeof(o->why),
@@ -424,7 +403,7 @@ static void sa_expect(struct sa_model *m, const struct frame *f, unsigned in,
 	if (sa_admit(m, f->b, f->len, &s, &rank))
 		sa_aggregate(m, s, rank, f->b, f->len, in, o);
 	else if (!sa_arp(m, f->b, f->len, in, o) && !sa_icmp(m, f->b, f->len, in, o))
-		sa_l2(f->b, f->len, in, o);
+		scenario_l2(f->b, f->len, in, SA_PORTS, sa_hosts, SA_NHOSTS - HA, "", o);
 }
 
 /* ---- The scenario's input frames ------------------------------------------------------- */
@@ -827,7 +806,7 @@ static int sa_write_config(const char *dir)
 		n += (size_t)snprintf(text + n, sizeof(text) - n,
 		                      "syncagtr worker add %u %u mac %s ip %s port %u\n",
 		                      sa_sess_cfg[w->sess].id, w->rank, mac, ip,
-		                      sa_host_port[w->host]);
+		                      sa_host_port(w->host));
 	}
 	for (i = HA; i < SA_NHOSTS; i++) {
 		uint8_t m[6];
@@ -835,7 +814,7 @@ static int sa_write_config(const char *dir)
 		host_mac(m, (unsigned)i);
 		mac_str(mac, m);
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "l2 add %s %u\n", mac,
-		                      sa_host_port[i]);
+		                      sa_host_port((unsigned)i));
 	}
 	snprintf(path, sizeof(path), "%s/config", dir);
 	return write_text(path, text);
