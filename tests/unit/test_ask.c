@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "dp.h"
 #include "isw_test.h"
+#include "unit_switch.h"
 #include "pipeline.h"
 #include "worker.h"
 
@@ -48,28 +49,20 @@ static const char *const config[] = {
 
 static void run(const char *line, int expect_ok)
 {
-	int rc = isw_cmd_exec(line, &out);
-	if ((rc == 0) != expect_ok)
-		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
+	isw_unit_run(&out, line, expect_ok);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	isw_json_init(&out);
-	w = isw_test_worker();
-	assert_non_null(w);
-	assert_int_equal(isw_test_switch_up(config, RTE_DIM(config), &out), 0);
+	w = isw_unit_up(config, RTE_DIM(config), &out);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	isw_test_tx_clear(w);
-	isw_test_switch_down();
-	isw_json_free(&out);
-	rte_free(w);
+	isw_unit_down(w, &out);
 	return 0;
 }
 
@@ -167,13 +160,12 @@ static void feed_next(const struct pkt *f, uint16_t in_port)
 
 static uint64_t drops(enum isw_drop d)
 {
-	return w->stats.pipeline[w->cur_id].drops[d];
+	return isw_unit_drops(w, d);
 }
 
 static const uint8_t *tx_frame(int port, unsigned i)
 {
-	assert_true(w->tx[port].n > i);
-	return rte_pktmbuf_mtod(w->tx[port].pkts[i], const uint8_t *);
+	return isw_unit_tx_frame(w, port, i);
 }
 
 static const struct ask_hdr *tx_hdr(int port, unsigned i)

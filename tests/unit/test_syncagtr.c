@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "dp.h"
 #include "isw_test.h"
+#include "unit_switch.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "syncagtr.h"
@@ -52,9 +53,7 @@ static const char *const config[] = {
 
 static void run(const char *line, int expect_ok)
 {
-	int rc = isw_cmd_exec(line, &out);
-	if ((rc == 0) != expect_ok)
-		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
+	isw_unit_run(&out, line, expect_ok);
 }
 
 static void tx_clear(void)
@@ -66,20 +65,14 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(sa_gcounters, 0, sizeof(sa_gcounters[0]));
-	isw_json_init(&out);
-	w = isw_test_worker();
-	assert_non_null(w);
-	assert_int_equal(isw_test_switch_up(config, RTE_DIM(config), &out), 0);
+	w = isw_unit_up(config, RTE_DIM(config), &out);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	tx_clear();
-	isw_test_switch_down();
-	isw_json_free(&out);
-	rte_free(w);
+	isw_unit_down(w, &out);
 	return 0;
 }
 
@@ -180,7 +173,7 @@ static int feed(const struct req *r, uint16_t in_port)
 
 static uint64_t drops(enum isw_drop d)
 {
-	return w->stats.pipeline[w->cur_id].drops[d];
+	return isw_unit_drops(w, d);
 }
 
 /* Checks a result frame for worker host, of a request like r, with element i = sum(i). */
