@@ -493,17 +493,14 @@ static inline bool isw_kv_key_eq(const uint32_t *c, const uint8_t *key, unsigned
 }
 
 /*
- * Compare-and-claim, then combine: claims an empty entry for key (words 32-bit words of key
- * bytes) with value, combines value into an entry holding key with op, and leaves an entry
- * holding another key as it is. r has ISW_KV_LANES lanes (a constant stride: no multiply by
- * r->lanes on the per-tuple path).
+ * Compare-and-claim, then combine, on the ISW_KV_LANES cells of one entry: claims an empty
+ * entry for key (words 32-bit words of key bytes) with value, combines value into an entry
+ * holding key with op, and leaves an entry holding another key as it is. The SALU below, for
+ * a caller that has the entry's address already (a pipeline's vector path).
  */
-static inline enum isw_kv_res isw_salu_kv_update(struct isw_pass *p, const struct isw_reg *r,
-                                                 uint32_t idx, const uint8_t *key, unsigned words,
+static inline enum isw_kv_res isw_kv_update_cell(uint32_t *c, const uint8_t *key, unsigned words,
                                                  uint32_t value, enum isw_kv_op op)
 {
-	isw_pass_note(p, r);
-	uint32_t *c = &r->cells.u32[(size_t)(idx & r->mask) * ISW_KV_LANES];
 	if (c[0] == 0) {
 		c[0] = 1;
 		memset(&c[1], 0, 4u * ISW_KV_KEY_WORDS);
@@ -519,6 +516,17 @@ static inline enum isw_kv_res isw_salu_kv_update(struct isw_pass *p, const struc
 	else if (op == ISW_KV_MAX ? v > cur : v < cur)
 		c[5] = value;
 	return ISW_KV_COMBINED;
+}
+
+/* isw_kv_update_cell as a SALU on entry idx of r, which has ISW_KV_LANES lanes (a constant
+ * stride: no multiply by r->lanes on the per-tuple path). */
+static inline enum isw_kv_res isw_salu_kv_update(struct isw_pass *p, const struct isw_reg *r,
+                                                 uint32_t idx, const uint8_t *key, unsigned words,
+                                                 uint32_t value, enum isw_kv_op op)
+{
+	isw_pass_note(p, r);
+	return isw_kv_update_cell(&r->cells.u32[(size_t)(idx & r->mask) * ISW_KV_LANES], key, words,
+	                          value, op);
 }
 
 /* Map.clear of an entry: when it is used, copies key (words words) and value out, empties it

@@ -71,6 +71,9 @@ struct ask_conf {
 	rte_be32_t ip;
 	struct ask_task tasks[ASK_TASKS_MAX + 1]; /* index 0 unused */
 	uint8_t index[65536];                     /* task id -> index, 0 = none */
+	/* The aggregator arrays' cells and index masks, unit by unit, for the vector path. */
+	uint64_t aa_cells[ASK_AA_UNITS];
+	uint64_t aa_mask[ASK_AA_UNITS];
 };
 
 /*
@@ -126,6 +129,20 @@ static inline uint32_t ask_row(const struct ask_task *t, unsigned slot, unsigned
 {
 	return t->aa_base + ((slot / ASK_AA_UNITS) * 2u + copy) * t->aa_size + e;
 }
+
+/*
+ * The vector path (ask_simd.c): the aggregator arrays for the valid slots of a first occurrence,
+ * with the entries found eight slots at a time by AVX-512; the same result as the scalar path.
+ * Returns the slots absorbed and sets *claimed to those that claimed an empty entry. Used by the
+ * fast build when ask_simd is set: at enable, to ask_simd_supported() (the CPU has AVX-512 F, DQ,
+ * BW and VL).
+ */
+extern bool ask_simd;
+bool ask_simd_supported(void);
+uint32_t ask_aggregate_x8(const struct ask_conf *c, const struct ask_task *t, uint32_t active,
+                          const uint8_t *pay, uint32_t bitmap, uint32_t *claimed);
+/* Zeroes the records of the slots in bits (below nslots) of a payload of kb-byte keys. */
+void ask_clear_x8(uint8_t *pay, unsigned nslots, unsigned kb, uint32_t bits);
 
 /* The pipeline's packet entry points (fast and strict builds). */
 int ask_process(struct isw_worker *w, struct rte_mbuf *m);

@@ -74,6 +74,11 @@ static int ask_enable(struct isw_reg **regs, char *err, size_t errlen)
 	}
 	for (unsigned i = 0; i < ASK_REG_NB; i++)
 		ask_regs[i] = regs[i];
+	for (unsigned u = 0; u < ASK_AA_UNITS; u++) {
+		master->aa_cells[u] = (uint64_t)(uintptr_t)ask_regs[ASK_REG_AA0 + u]->cells.u32;
+		master->aa_mask[u] = ask_regs[ASK_REG_AA0 + u]->mask;
+	}
+	ask_simd = ask_simd_supported();
 	master->udp_port = ASK_UDP_PORT;
 	memcpy(master->mac, default_mac, 6);
 	if ((rc = publish()) < 0) {

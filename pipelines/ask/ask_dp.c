@@ -95,11 +95,16 @@ static inline void bounce(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, 
 /* Zeroes the slots in bits of the payload and clears them from the bitmap. Inlined with a
  * constant record length: a variable-length memset is a `rep stos`, which cost a third of the
  * pipeline's time at 16 slots. */
-static __rte_always_inline void slots_clear(struct ask_hdr *h, uint8_t *pay, uint32_t bitmap,
-                                            uint32_t bits, const unsigned rec)
+static __rte_always_inline void slots_clear(struct isw_pass *pass, const struct ask_task *t,
+                                            struct ask_hdr *h, uint8_t *pay, uint32_t bitmap,
+                                            uint32_t bits, const unsigned kb)
 {
-	for (uint32_t b = bits; b != 0; b &= b - 1)
-		memset(pay + (unsigned)__builtin_ctz(b) * rec, 0, rec);
+	const unsigned rec = kb + ASK_VALUE_LEN;
+	if (pass == NULL && ask_simd)
+		ask_clear_x8(pay, t->nslots, kb, bits);
+	else
+		for (uint32_t b = bits; b != 0; b &= b - 1)
+			memset(pay + (unsigned)__builtin_ctz(b) * rec, 0, rec);
 	ask_put32(h->bitmap, bitmap & ~bits);
 }
 
@@ -109,29 +114,50 @@ static __rte_always_inline void slots_clear(struct ask_hdr *h, uint8_t *pay, uin
  * counters are added once per packet: incremented in the loop, each would be a store-to-load
  * chain the slots wait on one after the other.
  */
-static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struct ask_task *t,
-                                              unsigned ti, const uint8_t *pay, uint32_t bitmap,
+static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struct ask_conf *c,
+                                              const struct ask_task *t, unsigned ti,
+                                              const uint8_t *pay, uint32_t bitmap,
                                               const unsigned kb, struct ask_counters *cnt)
 {
 	const unsigned rec = kb + ASK_VALUE_LEN;
 	uint32_t active = isw_salu_read(pass, ask_regs[ASK_REG_ACTIVE], ti);
 	uint32_t absorbed = 0, claimed = 0;
-	unsigned q = 0;
-	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
-		unsigned j = (unsigned)__builtin_ctz(b);
-		/* One recirculation per further group of ASK_AA_UNITS slots, even a group without
-		 * valid slots, as a Tofino would have to. Strict mode counts an over-limit one; the
-		 * model goes on (like every pipeline here, it does not stop the packet). */
-		for (; q < j / ASK_AA_UNITS; q++)
-			isw_pass_recirculate(pass);
-		const uint8_t *s = pay + j * rec;
-		uint32_t e = ask_key_entry(s, kb, t->aa_size);
-		uint32_t row = ask_row(t, j, (active >> j) & 1u, e);
-		enum isw_kv_res r =
-		        isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + j % ASK_AA_UNITS], row, s,
-		                           kb / 4, ask_be32(s + kb), (enum isw_kv_op)t->op);
-		absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
-		claimed |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
+	if (pass == NULL && ask_simd) {
+		absorbed = ask_aggregate_x8(c, t, active, pay, bitmap, &claimed);
+	} else if (pass == NULL) {
+		/* The fast build's SALUs on cell addresses from the configuration: its 64-bit words
+		 * cannot alias the 32-bit cells written in the loop, so they stay in registers. */
+		for (uint32_t b = bitmap; b != 0; b &= b - 1) {
+			unsigned j = (unsigned)__builtin_ctz(b), u = j % ASK_AA_UNITS;
+			const uint8_t *s = pay + j * rec;
+			uint32_t row =
+			        ask_row(t, j, (active >> j) & 1u, ask_key_entry(s, kb, t->aa_size));
+			uint32_t *cell = (uint32_t *)(uintptr_t)c->aa_cells[u] +
+			                 (size_t)(row & c->aa_mask[u]) * ISW_KV_LANES;
+			enum isw_kv_res r = isw_kv_update_cell(cell, s, kb / 4, ask_be32(s + kb),
+			                                       (enum isw_kv_op)t->op);
+			absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
+			claimed |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
+		}
+	} else {
+		unsigned q = 0;
+		for (uint32_t b = bitmap; b != 0; b &= b - 1) {
+			unsigned j = (unsigned)__builtin_ctz(b);
+			/* One recirculation per further group of ASK_AA_UNITS slots, even a group
+			 * without valid slots, as a Tofino would have to. Strict mode counts an
+			 * over-limit one; the model goes on (like every pipeline here, it does not
+			 * stop the packet). */
+			for (; q < j / ASK_AA_UNITS; q++)
+				isw_pass_recirculate(pass);
+			const uint8_t *s = pay + j * rec;
+			uint32_t e = ask_key_entry(s, kb, t->aa_size);
+			uint32_t row = ask_row(t, j, (active >> j) & 1u, e);
+			enum isw_kv_res r = isw_salu_kv_update(
+			        pass, ask_regs[ASK_REG_AA0 + j % ASK_AA_UNITS], row, s, kb / 4,
+			        ask_be32(s + kb), (enum isw_kv_op)t->op);
+			absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
+			claimed |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
+		}
 	}
 	unsigned nv = (unsigned)__builtin_popcount(bitmap);
 	unsigned na = (unsigned)__builtin_popcount(absorbed);
@@ -145,10 +171,11 @@ static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struc
 
 /* A first occurrence (aggregate, record and clear what was absorbed) or a repeat (clear the
  * slots absorbed the first time), for one key width. */
-static __rte_always_inline void slots_process(struct isw_pass *pass, const struct ask_task *t,
-                                              unsigned ti, struct ask_hdr *h, uint8_t *pay,
-                                              uint32_t bitmap, uint32_t pos, bool repeat,
-                                              const unsigned kb, struct ask_counters *cnt)
+static __rte_always_inline void slots_process(struct isw_pass *pass, const struct ask_conf *c,
+                                              const struct ask_task *t, unsigned ti,
+                                              struct ask_hdr *h, uint8_t *pay, uint32_t bitmap,
+                                              uint32_t pos, bool repeat, const unsigned kb,
+                                              struct ask_counters *cnt)
 {
 	uint32_t absorbed;
 	if (repeat) {
@@ -156,15 +183,17 @@ static __rte_always_inline void slots_process(struct isw_pass *pass, const struc
 		cnt->repeats++;
 		cnt->repeat_cleared += (uint64_t)__builtin_popcount(absorbed);
 	} else {
-		absorbed = aggregate(pass, t, ti, pay, bitmap, kb, cnt);
+		absorbed = aggregate(pass, c, t, ti, pay, bitmap, kb, cnt);
 		isw_salu_write(pass, ask_regs[ASK_REG_AGGSTATE], pos, absorbed);
 	}
 	if (absorbed != 0)
-		slots_clear(h, pay, bitmap, absorbed, kb + ASK_VALUE_LEN);
+		slots_clear(pass, t, h, pay, bitmap, absorbed, kb);
 }
 
-static inline int ask_data(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, uint32_t len,
-                           const struct ask_task *t, unsigned ti, struct isw_pass *pass)
+static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                                        uint32_t len, const struct ask_conf *c,
+                                        const struct ask_task *t, unsigned ti,
+                                        struct isw_pass *pass)
 {
 	struct ask_counters *cnt = &ask_counters[w->index][ti];
 	struct ask_hdr *h = (struct ask_hdr *)(p + ASK_HDR_OFF);
@@ -215,13 +244,13 @@ static inline int ask_data(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
 	bool repeat = isw_salu_tag_test_set(pass, ask_regs[ASK_REG_SEEN], pos, seq);
 	switch (t->key_bytes) {
 	case 4:
-		slots_process(pass, t, ti, h, pay, bitmap, pos, repeat, 4, cnt);
+		slots_process(pass, c, t, ti, h, pay, bitmap, pos, repeat, 4, cnt);
 		break;
 	case 8:
-		slots_process(pass, t, ti, h, pay, bitmap, pos, repeat, 8, cnt);
+		slots_process(pass, c, t, ti, h, pay, bitmap, pos, repeat, 8, cnt);
 		break;
 	default:
-		slots_process(pass, t, ti, h, pay, bitmap, pos, repeat, 16, cnt);
+		slots_process(pass, c, t, ti, h, pay, bitmap, pos, repeat, 16, cnt);
 		break;
 	}
 	to_receiver(w, m, p, t);
@@ -425,7 +454,7 @@ static __rte_always_inline int ask_process_common(struct isw_worker *w, struct r
 	}
 	const struct ask_task *t = &c->tasks[ti];
 	if (likely(type == ASK_DATA))
-		return ask_data(w, m, p, len, t, ti, pass);
+		return ask_data(w, m, p, len, c, t, ti, pass);
 	if (unlikely(isw_meta(m)->in_port != t->port)) {
 		drop(w, m, &ask_counters[w->index][ti], ISW_DROP_ASK_PORT);
 		return ISW_PKT_TAKEN;

@@ -137,6 +137,10 @@ static inline uint64_t ask_le64(const uint8_t *p)
  * mixed by multiplication, folded to 32 bits. Keys are fixed-width byte strings: shorter
  * words are zero-padded by the sender.
  */
+#define ASK_HASH_M1 0x9E3779B97F4A7C15ull
+#define ASK_HASH_M2 0xC2B2AE3D27D4EB4Full
+#define ASK_HASH_M3 0xD6E8FEB86659FD93ull
+
 static inline uint32_t ask_hash(const uint8_t *key, unsigned key_bytes, uint32_t seed)
 {
 	uint64_t a, b = 0;
@@ -152,10 +156,10 @@ static inline uint32_t ask_hash(const uint8_t *key, unsigned key_bytes, uint32_t
 		if (key_bytes == 16)
 			b = ask_le64(key + 8);
 	}
-	uint64_t h = (a ^ seed) * 0x9E3779B97F4A7C15ull;
-	h ^= (b + seed) * 0xC2B2AE3D27D4EB4Full;
+	uint64_t h = (a ^ seed) * ASK_HASH_M1;
+	h ^= (b + seed) * ASK_HASH_M2;
 	h ^= h >> 32;
-	h *= 0xD6E8FEB86659FD93ull;
+	h *= ASK_HASH_M3;
 	return (uint32_t)(h ^ h >> 32);
 }
 

@@ -17,7 +17,8 @@ core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c datapl
       dataplane/dp_cmds.c control/args.c control/cmd.c control/json.c control/server.c
       control/telemetry.c pipelines/l2/l2.c pipelines/flowcount/flowcount.c
       pipelines/syncagtr/syncagtr_ctl.c pipelines/syncagtr/syncagtr_dp.c
-      pipelines/atp/atp_ctl.c pipelines/atp/atp_dp.c pipelines/ask/ask_ctl.c pipelines/ask/ask_dp.c)
+      pipelines/atp/atp_ctl.c pipelines/atp/atp_dp.c pipelines/ask/ask_ctl.c pipelines/ask/ask_dp.c
+      pipelines/ask/ask_simd.c)
 bin=$out/fuzz_$name
 # shellcheck disable=SC2046
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
