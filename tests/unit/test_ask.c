@@ -3,14 +3,17 @@
  * The ASK pipeline on hand-made packets (docs/ask.md): claim, combine, collision; first and
  * repeated seq; the ring wrapping at 2W and the window register's stale and ahead drops; SWAP
  * (idempotent) and FETCH (bounded, read-and-clear, the replay of a lost reply); LONG pass-through;
- * the operators; every malformed case a counted drop; ARP for the ASK address; strict mode.
+ * the operators; every malformed case a counted drop; ARP for the ASK address; strict mode; the
+ * AVX-512 path against the scalar path on pseudo-random streams (skipped without AVX-512).
  * Runs EAL without hugepages or devices; results are read from the worker's transmit buffers
  * and the register arrays.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -740,6 +743,441 @@ static void test_commands_refuse_cleanly(void **state)
 	assert_non_null(strstr(isw_json_str(&out), "ask task 3"));
 }
 
+/* ---- The vector path against the scalar path ---- */
+
+/*
+ * ask_aggregate_x8 and ask_clear_x8 must do exactly what the scalar path does. One pseudo-random
+ * stream per key width, operator and slot count (DATA with repeats, reordering and stale copies;
+ * SWAP; FETCH and its retries) goes through a fresh switch with ask_simd off, then through
+ * another with it on. Every frame sent, the task's registers (`register read`), its counters
+ * (`ask task show`), its AAs' fill (`ask aa show`), the drops and a digest of every ask array
+ * must be the same. The switch does not check a key's subspace, so any key goes in any slot.
+ */
+
+#define DIFF_PKTS     400 /* packets per stream */
+#define DIFF_WINDOW   8
+#define DIFF_CH       2
+#define DIFF_KEYS_MAX 48 /* aa-size * 3 / 2 for aa-size 32 */
+#define DIFF_OUT_MAX  (ASK_PAY_OFF + ASK_FETCH_BYTES)
+#define DIFF_STATE    20
+#define DIFF_NONE     UINT16_MAX
+
+struct diff_case {
+	unsigned kb, op, ns, aa;
+	char name[64];
+};
+
+/* A frame of the stream and the port it comes in on. */
+struct diff_in {
+	uint16_t len, port;
+	uint8_t b[ASK_PAY_OFF + ASK_SLOTS_MAX * (16 + ASK_VALUE_LEN)];
+};
+
+/* What the switch did with one frame: the one frame it sent (port -1: none). */
+struct diff_out {
+	int port;
+	uint16_t len;
+	uint8_t b[DIFF_OUT_MAX];
+};
+
+/* What a run leaves: the replies of the state commands, and the task's counters. */
+struct diff_state {
+	unsigned n;
+	char what[DIFF_STATE][96];
+	char *s[DIFF_STATE];
+	struct ask_counters k;
+};
+
+static struct diff_in diff_in[DIFF_PKTS];
+static struct diff_out diff_rec[DIFF_PKTS];
+static const char *const diff_ops[] = {"add", "max", "min"};
+
+/* splitmix64: a fixed seed gives the same stream on every machine. */
+static uint64_t rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rnd_below(uint64_t *s, uint32_t n)
+{
+	return (uint32_t)(rnd(s) % n);
+}
+
+/*
+ * A key space of 1.5 x aa-size keys, so keys repeat (combines) and share entries (collisions).
+ * Key 0 is all zero. Every fourth key is a near twin of an earlier one: one byte changed, in the
+ * first half of the key or the second by turns, and the same entry, so only a compare of the
+ * whole key tells the two apart.
+ */
+static unsigned diff_keys(uint64_t *s, const struct diff_case *dc, uint8_t keys[][16])
+{
+	unsigned kb = dc->kb, n = dc->aa * 3 / 2;
+	assert_true(n <= DIFF_KEYS_MAX);
+	memset(keys, 0, (size_t)n * 16);
+	for (unsigned i = 1; i < n; i++) {
+		if (i % 4 != 0) {
+			for (unsigned b = 0; b < kb; b++)
+				keys[i][b] = (uint8_t)rnd(s);
+			continue;
+		}
+		const uint8_t *base = keys[rnd_below(s, i)];
+		uint32_t e = ask_key_entry(base, kb, dc->aa);
+		unsigned half = (i / 4) % 2 * (kb / 2);
+		do {
+			memcpy(keys[i], base, kb);
+			keys[i][half + rnd_below(s, kb / 2)] ^= (uint8_t)(1 + rnd_below(s, 255));
+		} while (ask_key_entry(keys[i], kb, dc->aa) != e);
+	}
+	return n;
+}
+
+/* Values: full-range (half of them negative), small ones of both signs, and the edges. */
+static uint32_t diff_value(uint64_t *s)
+{
+	static const uint32_t edge[] = {0, 1, UINT32_MAX, INT32_MAX, 0x80000000u};
+	uint32_t r = rnd_below(s, 10);
+	if (r == 0)
+		return edge[rnd_below(s, RTE_DIM(edge))];
+	if (r < 5)
+		return (uint32_t)((int32_t)rnd_below(s, 201) - 100);
+	return (uint32_t)rnd(s);
+}
+
+/* Valid slots: none, all, or random ones sparse to dense. */
+static uint32_t diff_bitmap(uint64_t *s, unsigned ns)
+{
+	uint32_t all = ns == 32 ? UINT32_MAX : (1u << ns) - 1;
+	switch (rnd_below(s, 8)) {
+	case 0:
+		return 0;
+	case 1:
+		return all;
+	case 2:
+		return (uint32_t)(rnd(s) & rnd(s)) & all;
+	case 3:
+		return (uint32_t)(rnd(s) | rnd(s)) & all;
+	default:
+		return (uint32_t)rnd(s) & all;
+	}
+}
+
+static void diff_frame(const struct pkt *p, uint16_t port, struct diff_in *f)
+{
+	struct rte_mbuf *m = mk(p, port);
+	f->len = rte_pktmbuf_data_len(m);
+	f->port = port;
+	assert_true(f->len <= sizeof(f->b));
+	memcpy(f->b, rte_pktmbuf_mtod(m, const uint8_t *), f->len);
+	rte_pktmbuf_free(m);
+}
+
+/* A first transmission: keys from the key space in the valid slots; an invalid slot is zero or
+ * garbage (the switch ignores it either way). */
+static void diff_data(uint64_t *s, const struct diff_case *dc, uint8_t keys[][16], unsigned nkeys,
+                      uint16_t ch, uint32_t seq, uint16_t port, struct diff_in *f)
+{
+	struct pkt p = {.type = ASK_DATA,
+	                .task = 1,
+	                .channel = ch,
+	                .nslots = (uint8_t)dc->ns,
+	                .kb = (uint8_t)dc->kb,
+	                .seq = seq,
+	                .bitmap = diff_bitmap(s, dc->ns)};
+	p.flags = rnd_below(s, 50) == 0 ? ASK_F_LAST : 0;
+	diff_frame(&p, port, f);
+	unsigned rec = ask_rec_len(dc->kb);
+	for (unsigned j = 0; j < dc->ns; j++) {
+		uint8_t *r = f->b + ASK_PAY_OFF + j * rec;
+		if ((p.bitmap >> j) & 1) {
+			memcpy(r, keys[rnd_below(s, nkeys)], dc->kb);
+			ask_put32(r + dc->kb, diff_value(s));
+		} else if (rnd_below(s, 2)) {
+			for (unsigned b = 0; b < rec; b++)
+				r[b] = (uint8_t)rnd(s);
+		}
+	}
+}
+
+/*
+ * The stream: mostly new seqs of two channels from the three sender ports; one in ten new seqs
+ * held back and sent a little later (reordering); retransmissions of the last W + 2 seqs (repeats,
+ * and stale when W or more behind); SWAP of a random slot to a random copy; FETCH of a few entries
+ * of a random slot, copy and start, one in four of them a retry of the previous FETCH.
+ */
+static unsigned diff_stream(const struct diff_case *dc, uint64_t seed)
+{
+	uint64_t s = seed;
+	uint8_t keys[DIFF_KEYS_MAX][16];
+	unsigned nkeys = diff_keys(&s, dc, keys);
+	static uint16_t at[DIFF_CH][2 * DIFF_PKTS]; /* seq -> its first frame */
+	uint32_t next[DIFF_CH] = {0}, held[DIFF_CH] = {0}, ctl = 1000;
+	bool holding[DIFF_CH] = {false};
+	int last_fetch = -1;
+	memset(at, 0xFF, sizeof(at));
+	unsigned n = 0;
+	while (n < DIFF_PKTS) {
+		struct diff_in *f = &diff_in[n];
+		uint16_t ch = (uint16_t)rnd_below(&s, DIFF_CH);
+		uint16_t port = (uint16_t)rnd_below(&s, RX); /* senders: any port but RX */
+		uint32_t r = rnd_below(&s, 100);
+		if (r < 4) {
+			struct pkt p = {.type = ASK_SWAP,
+			                .task = 1,
+			                .nslots = (uint8_t)dc->ns,
+			                .kb = (uint8_t)dc->kb,
+			                .seq = ctl++,
+			                .bitmap = ASK_SEL(rnd_below(&s, dc->ns), rnd_below(&s, 2))};
+			diff_frame(&p, RX, f);
+		} else if (r < 10) {
+			if (last_fetch >= 0 && rnd_below(&s, 4) == 0) {
+				*f = diff_in[last_fetch];
+			} else {
+				struct pkt p = {
+				        .type = ASK_FETCH,
+				        .task = 1,
+				        .nslots = (uint8_t)dc->ns,
+				        .kb = (uint8_t)dc->kb,
+				        .seq = ctl++,
+				        .bitmap = ASK_SEL(rnd_below(&s, dc->ns), rnd_below(&s, 2)),
+				        .start = rnd_below(&s, dc->aa),
+				        .count = 1 + rnd_below(&s, 8)};
+				diff_frame(&p, RX, f);
+				last_fetch = (int)n;
+			}
+		} else if (r < 24) {
+			if (next[ch] == 0)
+				continue;
+			uint32_t back = RTE_MIN(rnd_below(&s, DIFF_WINDOW + 2), next[ch] - 1);
+			uint16_t first = at[ch][next[ch] - 1 - back];
+			if (first == DIFF_NONE)
+				continue; /* held back, not sent yet */
+			*f = diff_in[first];
+			f->port = port;
+			if (rnd_below(&s, 2))
+				f->b[ASK_HDR_OFF + 1] |= ASK_F_RESEND;
+		} else if (holding[ch] && rnd_below(&s, 2)) {
+			diff_data(&s, dc, keys, nkeys, ch, held[ch], port, f);
+			at[ch][held[ch]] = (uint16_t)n;
+			holding[ch] = false;
+		} else {
+			if (!holding[ch] && rnd_below(&s, 10) == 0) {
+				held[ch] = next[ch]++;
+				holding[ch] = true;
+			}
+			diff_data(&s, dc, keys, nkeys, ch, next[ch], port, f);
+			at[ch][next[ch]++] = (uint16_t)n;
+		}
+		n++;
+	}
+	return n;
+}
+
+static char *diff_dup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *d = malloc(len);
+	assert_non_null(d);
+	memcpy(d, s, len);
+	return d;
+}
+
+static void diff_state_put(struct diff_state *st, const char *what, const char *s)
+{
+	assert_true(st->n < DIFF_STATE);
+	snprintf(st->what[st->n], sizeof(st->what[0]), "%s", what);
+	st->s[st->n++] = diff_dup(s);
+}
+
+static void diff_state_cmd(struct diff_state *st, const char *line)
+{
+	run(line, 1);
+	diff_state_put(st, line, isw_json_str(&out));
+}
+
+/* A digest of every cell of every ask register array: catches a write outside the task. */
+static uint64_t diff_digest(void)
+{
+	uint64_t h = 0xCBF29CE484222325ull;
+	for (unsigned i = 0; i < ASK_REG_NB; i++) {
+		const struct isw_reg *r = ask_regs[i];
+		size_t words = (size_t)r->size * r->lanes;
+		for (size_t x = 0; x + 1 < words; x += 2) {
+			uint64_t v;
+			memcpy(&v, &r->cells.u32[x], 8);
+			h = (h ^ v) * 0x100000001B3ull;
+		}
+	}
+	return h;
+}
+
+static void diff_state_take(struct diff_state *st)
+{
+	const struct ask_task *t = task(1);
+	unsigned ti = ask_conf_cur->index[1];
+	uint32_t rows = ask_passes(t->nslots) * 2u * t->aa_size;
+	uint32_t ring = t->nchannels * 2u * t->window;
+	char line[96];
+	diff_state_cmd(st, "ask task show 1");
+	diff_state_cmd(st, "ask aa show 1");
+	for (unsigned u = 0; u < ASK_AA_UNITS; u++) {
+		snprintf(line, sizeof(line), "register read ask.aa%u %u %u", u, t->aa_base, rows);
+		diff_state_cmd(st, line);
+	}
+	static const char *const rings[] = {"seen", "aggstate", "window"};
+	for (unsigned i = 0; i < RTE_DIM(rings); i++) {
+		snprintf(line, sizeof(line), "register read ask.%s %u %u", rings[i], t->ring_base,
+		         ring);
+		diff_state_cmd(st, line);
+	}
+	snprintf(line, sizeof(line), "register read ask.active %u", ti);
+	diff_state_cmd(st, line);
+	char s[1024];
+	size_t len = 0;
+	const struct isw_pipeline_stats *ps = &w->stats.pipeline[w->cur_id];
+	for (unsigned d = 0; d < ISW_DROP_MAX; d++)
+		if (ps->drops[d] != 0)
+			len += (size_t)snprintf(s + len, sizeof(s) - len, "%s %" PRIu64 " ",
+			                        isw_drop_name(d), ps->drops[d]);
+	snprintf(s + len, sizeof(s) - len, "digest %016" PRIx64, diff_digest());
+	diff_state_put(st, "drops and digest", s);
+	st->k = *cnt(1);
+}
+
+static void diff_state_free(struct diff_state *st)
+{
+	for (unsigned i = 0; i < st->n; i++)
+		free(st->s[i]);
+	st->n = 0;
+}
+
+/*
+ * The stream through a fresh switch with the path simd selects. The scalar run (check false)
+ * records what is sent; the vector run compares each frame with that as it goes.
+ */
+static void diff_run(const struct diff_case *dc, unsigned n, bool simd, bool check,
+                     struct diff_state *st)
+{
+	char add[256];
+	snprintf(
+	        add, sizeof(add),
+	        "ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,%d channels %d window %d "
+	        "slots %u key-bytes %u op %s aa-size %u",
+	        RX, DIFF_CH, DIFF_WINDOW, dc->ns, dc->kb, diff_ops[dc->op], dc->aa);
+	const char *const cfg[] = {"pipeline enable ask", add};
+	isw_unit_down(w, &out);
+	w = isw_unit_up(cfg, RTE_DIM(cfg), &out);
+	ask_simd = simd; /* after enable, which sets it */
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = isw_test_mbuf(diff_in[i].b, diff_in[i].len, diff_in[i].port);
+		assert_non_null(m);
+		assert_int_equal(ask_process(w, m), ISW_PKT_TAKEN);
+		struct diff_out o = {.port = -1};
+		for (int p = 0; p < NPORTS; p++) {
+			if (w->tx[p].n == 0)
+				continue;
+			assert_true(w->tx[p].n == 1 && o.port == -1); /* at most one frame */
+			o.port = p;
+			o.len = rte_pktmbuf_data_len(w->tx[p].pkts[0]);
+			assert_true(o.len <= DIFF_OUT_MAX);
+			memcpy(o.b, tx_frame(p, 0), o.len);
+		}
+		isw_test_tx_clear(w);
+		struct diff_out *r = &diff_rec[i];
+		if (!check) {
+			r->port = o.port, r->len = o.len;
+			memcpy(r->b, o.b, o.len);
+			continue;
+		}
+		if (o.port != r->port || o.len != r->len)
+			fail_msg("%s: packet %u: vector path sent %u bytes on port %d, scalar %u "
+			         "on %d",
+			         dc->name, i, o.len, o.port, r->len, r->port);
+		for (unsigned b = 0; b < o.len; b++)
+			if (o.b[b] != r->b[b])
+				fail_msg("%s: packet %u: byte %u of the frame sent is %#x with the "
+				         "vector path, %#x with the scalar",
+				         dc->name, i, b, o.b[b], r->b[b]);
+	}
+	diff_state_take(st);
+}
+
+static void diff_state_cmp(const struct diff_case *dc, const struct diff_state *a,
+                           const struct diff_state *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (unsigned i = 0; i < a->n; i++) {
+		const char *x = a->s[i], *y = b->s[i];
+		size_t d = 0;
+		while (x[d] != '\0' && x[d] == y[d])
+			d++;
+		if (x[d] != y[d])
+			fail_msg("%s: '%s' differs at %zu: scalar ...%.60s, vector ...%.60s",
+			         dc->name, a->what[i], d, x + (d > 20 ? d - 20 : 0),
+			         y + (d > 20 ? d - 20 : 0));
+	}
+}
+
+/* The run did what the test is about: each counter here is above zero, and copy 1 of some AA
+ * holds entries at the end (`ask aa show`, the state's second reply). */
+static void diff_exercised(const struct diff_case *dc, const struct diff_state *st)
+{
+	const struct ask_counters *k = &st->k;
+	const struct {
+		const char *name;
+		uint64_t v;
+	} c[] = {
+	        {"claims", k->claims},
+	        {"combines", k->combines},
+	        {"collisions", k->collisions},
+	        {"repeats", k->repeats},
+	        {"repeat_cleared", k->repeat_cleared},
+	        {"swaps", k->swaps},
+	        {"fetched", k->fetched},
+	};
+	for (unsigned i = 0; i < RTE_DIM(c); i++)
+		if (c[i].v == 0)
+			fail_msg("%s: the stream made no %s", dc->name, c[i].name);
+	const char *u = st->s[1];
+	while ((u = strstr(u, "\"used1\":")) != NULL && u[8] == '0')
+		u++;
+	if (u == NULL)
+		fail_msg("%s: no entry of copy 1 is used at the end", dc->name);
+}
+
+static void test_simd_matches_scalar(void **state)
+{
+	(void)state;
+	if (!ask_simd_supported()) {
+		print_message(
+		        "no AVX-512 (F, DQ, BW, VL) on this CPU: the vector path cannot run\n");
+		skip();
+	}
+	static const unsigned widths[] = {4, 8, 16}, slots[] = {1, 7, 8, 9, 16, 24, 32};
+	unsigned ci = 0;
+	for (unsigned a = 0; a < RTE_DIM(widths); a++)
+		for (unsigned op = 0; op < RTE_DIM(diff_ops); op++)
+			for (unsigned b = 0; b < RTE_DIM(slots); b++, ci++) {
+				struct diff_case dc = {.kb = widths[a],
+				                       .op = op,
+				                       .ns = slots[b],
+				                       .aa = ci % 2 ? 32 : 16};
+				snprintf(dc.name, sizeof(dc.name),
+				         "key-bytes %u op %s slots %u aa-size %u", dc.kb,
+				         diff_ops[op], dc.ns, dc.aa);
+				unsigned n = diff_stream(&dc, 0xA5C0DE00u + ci);
+				struct diff_state sa = {0}, sv = {0};
+				diff_run(&dc, n, false, false, &sa);
+				diff_run(&dc, n, true, true, &sv);
+				diff_state_cmp(&dc, &sa, &sv);
+				diff_exercised(&dc, &sa);
+				diff_state_free(&sa);
+				diff_state_free(&sv);
+			}
+}
+
 int main(void)
 {
 	if (isw_test_eal("test-ask", NPORTS) < 0)
@@ -760,6 +1198,7 @@ int main(void)
 	        T(test_malformed_dropped),
 	        T(test_arp_for_ask_address),
 	        T(test_commands_refuse_cleanly),
+	        T(test_simd_matches_scalar),
 	};
 	int rc = cmocka_run_group_tests_name("ask", tests, NULL, NULL);
 	rte_eal_cleanup();
