@@ -597,8 +597,10 @@ static int cmd_config_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_u64(c->out, "ring_free", isw_budget_largest_free(ASK_RING_POOL));
 	isw_json_u64(c->out, "arp_replies", arp);
 	isw_json_u64(c->out, "unknown_task", unknown);
+	isw_json_str_kv(c->out, "data_path", ask_simd ? "avx512" : "scalar");
 	return 0;
 }
 ISW_CMD_REGISTER(ask_config_show, "ask config show", "",
-                 "show the ASK address and UDP port, free memory and global counters",
+                 "show the ASK address and UDP port, free memory, global counters and the "
+                 "data path in use",
                  cmd_config_show)
