@@ -132,7 +132,7 @@ lanes_load(struct lanes *l, const struct ask_conf *c, const struct ask_task *t, 
 }
 
 /*
- * One packet, for one key width and operator: per pass, the lanes by vector, then each valid
+ * One packet, for one key width and operator: every pass's lanes by vector, then each valid
  * slot's SALU on its entry. The common case (the entry holds the key) is inlined here, with
  * the key and value at hand; a claim of an empty entry goes through isw_kv_update_cell.
  */
@@ -141,7 +141,10 @@ ASK_SIMD_TARGET static __rte_always_inline uint32_t aggregate_x8(
         uint32_t bitmap, const unsigned kb, const enum isw_kv_op op, uint32_t *claimed)
 {
 	const unsigned rec = kb + ASK_VALUE_LEN;
-	uint32_t absorbed = 0, cl = 0;
+	uint64_t addr[ASK_SLOTS_MAX], key[ASK_SLOTS_MAX], key2[ASK_SLOTS_MAX];
+	uint32_t val[ASK_SLOTS_MAX];
+	/* Every pass's lanes first, and the entries of the later passes prefetched: they are on
+	 * their way while the first pass's SALUs run. */
 	for (unsigned pass = 0, n = ask_passes(t->nslots); pass < n; pass++) {
 		unsigned first = pass * ASK_AA_UNITS;
 		__mmask8 k = (__mmask8)(bitmap >> first);
@@ -149,49 +152,51 @@ ASK_SIMD_TARGET static __rte_always_inline uint32_t aggregate_x8(
 			continue;
 		struct lanes l;
 		lanes_load(&l, c, t, active, pay, pass, k, kb);
-		uint64_t addr[ASK_AA_UNITS], key[ASK_AA_UNITS], key2[ASK_AA_UNITS];
-		uint32_t val[ASK_AA_UNITS];
-		_mm512_storeu_si512(addr, l.addr);
-		_mm512_storeu_si512(key, l.key);
+		_mm512_storeu_si512(addr + first, l.addr);
+		_mm512_storeu_si512(key + first, l.key);
 		if (kb == 16)
-			_mm512_storeu_si512(key2, l.key2);
-		_mm256_storeu_si256((__m256i *)val, l.val);
-		uint32_t same = 0, empty = 0;
-		for (unsigned m = k; m != 0; m &= m - 1) {
-			unsigned u = (unsigned)__builtin_ctz(m);
-			uint32_t *e = (uint32_t *)(uintptr_t)addr[u];
-			if (unlikely(e[0] == 0)) {
-				isw_kv_update_cell(e, pay + (first + u) * rec, kb / 4, val[u], op);
-				empty |= 1u << u;
-				continue;
-			}
-			bool eq;
-			if (kb == 4) {
-				eq = e[1] == (uint32_t)key[u];
-			} else {
-				uint64_t k1, k2;
-				memcpy(&k1, &e[1], 8);
-				eq = k1 == key[u];
-				if (kb == 16) {
-					memcpy(&k2, &e[3], 8);
-					eq = eq && k2 == key2[u];
-				}
-			}
-			if (!eq)
-				continue;
-			same |= 1u << u;
-			int32_t cur = (int32_t)e[5], v = (int32_t)val[u];
-			if (op == ISW_KV_ADD)
-				e[5] += val[u];
-			else if (op == ISW_KV_MAX ? v > cur : v < cur)
-				e[5] = val[u];
-		}
-		absorbed |= (same | empty) << first;
-		cl |= empty << first;
+			_mm512_storeu_si512(key2 + first, l.key2);
+		_mm256_storeu_si256((__m256i *)(val + first), l.val);
+		if (pass > 0)
+			for (unsigned m = k; m != 0; m &= m - 1)
+				_mm_prefetch(
+				        (const char *)(uintptr_t)addr[first + __builtin_ctz(m)],
+				        _MM_HINT_T0);
 	}
-	*claimed = cl;
-	return absorbed;
+	uint32_t same = 0, empty = 0;
+	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
+		unsigned j = (unsigned)__builtin_ctz(b);
+		uint32_t *e = (uint32_t *)(uintptr_t)addr[j];
+		if (unlikely(e[0] == 0)) {
+			isw_kv_update_cell(e, pay + j * rec, kb / 4, val[j], op);
+			empty |= 1u << j;
+			continue;
+		}
+		bool eq;
+		if (kb == 4) {
+			eq = e[1] == (uint32_t)key[j];
+		} else {
+			uint64_t k1, k2;
+			memcpy(&k1, &e[1], 8);
+			eq = k1 == key[j];
+			if (kb == 16) {
+				memcpy(&k2, &e[3], 8);
+				eq = eq && k2 == key2[j];
+			}
+		}
+		if (!eq)
+			continue;
+		same |= 1u << j;
+		int32_t cur = (int32_t)e[5], v = (int32_t)val[j];
+		if (op == ISW_KV_ADD)
+			e[5] += val[j];
+		else if (op == ISW_KV_MAX ? v > cur : v < cur)
+			e[5] = val[j];
+	}
+	*claimed = empty;
+	return same | empty;
 }
+
 ASK_SIMD_TARGET static __rte_always_inline uint32_t
 aggregate_kb(const struct ask_conf *c, const struct ask_task *t, uint32_t active,
              const uint8_t *pay, uint32_t bitmap, const unsigned kb, uint32_t *claimed)
