@@ -484,6 +484,38 @@ static void test_fetch_read_clear_and_replay(void **state)
 }
 
 /* One FETCH looks at no more than ASK_FETCH_SCAN entries of a large AA. */
+/* A FETCH in an mbuf without room for a full reply (a pool of small buffers, or data placed at
+ * the end) is a counted malformed drop that changes nothing: the same request in a normal mbuf
+ * then reads the entries as if the first had never come. */
+static void test_fetch_without_tailroom(void **state)
+{
+	(void)state;
+	fill(12, 0);
+	uint64_t used = cnt(1)->claims;
+	assert_true(used > 4);
+	isw_test_tx_clear(w);
+	struct pkt fe = {
+	        .type = ASK_FETCH, .task = 1, .seq = 7, .bitmap = ASK_SEL(2, 0), .count = 64};
+	struct rte_mbuf *m = mk(&fe, RX);
+	uint16_t len = rte_pktmbuf_data_len(m);
+	uint16_t off = (uint16_t)(m->buf_len - len); /* the frame against the end of the buffer */
+	memmove((uint8_t *)m->buf_addr + off, rte_pktmbuf_mtod(m, void *), len);
+	m->data_off = off;
+	assert_true(rte_pktmbuf_tailroom(m) < ASK_FETCH_BYTES);
+	assert_int_equal(ask_process(w, m), ISW_PKT_TAKEN);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 1);
+	assert_int_equal(w->tx[RX].n, 0);
+	assert_int_equal(cnt(1)->fetches, 0);
+	assert_int_equal(cnt(1)->fetched, 0);
+	assert_int_equal(cnt(1)->drops, 1);
+	feed(&fe, RX);
+	const struct ask_hdr *h = tx_hdr(RX, 0);
+	assert_int_equal(h->type, ASK_FETCH_REPLY);
+	assert_int_equal(h->flags & ASK_F_ERROR, 0);
+	assert_int_equal(ask_be32(h->count), used);
+	assert_int_equal(cnt(1)->fetch_replays, 0);
+}
+
 static void test_fetch_scan_bounded(void **state)
 {
 	(void)state;
@@ -1189,6 +1221,7 @@ int main(void)
 	        T(test_ring_wrap_and_window),
 	        T(test_swap_idempotent),
 	        T(test_fetch_read_clear_and_replay),
+	        T(test_fetch_without_tailroom),
 	        T(test_fetch_scan_bounded),
 	        T(test_long_untouched),
 	        T(test_seq_wrap),
