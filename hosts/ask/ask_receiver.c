@@ -148,9 +148,11 @@ struct rx {
 	struct ask_receiver *r;
 	int fd;
 	uint64_t t0, first_data, last_progress, last_data, done_ns;
+	uint64_t strays; /* SWAP_DONE / FETCH_REPLY from anywhere but the switch, ignored */
 };
 
-/* One batch in: ACKs out to each DATA's source. 0, or -1 after a message. */
+/* One batch in: ACKs out to each DATA's source; the switch's replies only from the switch.
+ * 0, or -1 after a message. */
 static int take(struct rx *x, const uint8_t *bufs, const size_t *lens,
                 const struct sockaddr_in *from, int n, uint64_t now)
 {
@@ -160,8 +162,14 @@ static int take(struct rx *x, const uint8_t *bufs, const size_t *lens,
 	unsigned na = 0;
 
 	for (int i = 0; i < n; i++) {
-		int rc = ask_receiver_input(x->r, bufs + (size_t)i * ASK_RX_STRIDE, lens[i],
-		                            acks[na]);
+		const uint8_t *b = bufs + (size_t)i * ASK_RX_STRIDE;
+		if (x->o->use_sw && lens[i] > 0 &&
+		    (b[0] == ASK_SWAP_DONE || b[0] == ASK_FETCH_REPLY) &&
+		    !ask_addr_eq(&from[i], &x->o->sw)) {
+			x->strays++;
+			continue;
+		}
+		int rc = ask_receiver_input(x->r, b, lens[i], acks[na]);
 		if (rc < 0) {
 			fprintf(stderr, "ask-receiver: %s\n", ask_receiver_error(x->r));
 			return -1;
@@ -212,17 +220,18 @@ static void report(const struct rx *x)
 		       ",\"long_records\":%" PRIu64 ",\"tuples_unabsorbed\":%" PRIu64
 		       ",\"swaps\":%" PRIu64 ",\"swap_retries\":%" PRIu64 ",\"fetches\":%" PRIu64
 		       ",\"fetch_retries\":%" PRIu64 ",\"fetched_records\":%" PRIu64
-		       ",\"keys\":%zu,\"elapsed_s\":%.6f}\n",
+		       ",\"keys\":%zu,\"strays\":%" PRIu64 ",\"elapsed_s\":%.6f}\n",
 		       x->o->cli.task, x->o->cli.channels, st->data_pkts, st->dup_pkts,
 		       st->bad_pkts, st->long_records, st->tuples_unabsorbed, st->swaps,
 		       st->swap_retries, st->fetches, st->fetch_retries, st->fetched_records, keys,
-		       el);
+		       x->strays, el);
 	else
 		printf("ask-receiver: done: %" PRIu64 " packets (%" PRIu64 " duplicates), %" PRIu64
 		       " tuples un-absorbed, %" PRIu64 " long, %" PRIu64 " swaps, %" PRIu64
-		       " fetches, %" PRIu64 " fetched records, %zu keys, %.3f s\n",
+		       " fetches, %" PRIu64 " fetched records, %zu keys, %" PRIu64
+		       " replies from elsewhere ignored, %.3f s\n",
 		       st->data_pkts, st->dup_pkts, st->tuples_unabsorbed, st->long_records,
-		       st->swaps, st->fetches, st->fetched_records, keys, el);
+		       st->swaps, st->fetches, st->fetched_records, keys, x->strays, el);
 	fflush(stdout);
 }
 

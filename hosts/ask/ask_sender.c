@@ -99,11 +99,13 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Sends and takes ACKs until every channel is done. 0 or -1 after a message. */
-static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to)
+/* Sends and takes ACKs until every channel is done; datagrams from anywhere but the receiver
+ * are counted in *strays and ignored. 0 or -1 after a message. */
+static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to, uint64_t *strays)
 {
 	static uint8_t bufs[ASK_BATCH * ASK_RX_STRIDE];
 	size_t lens[ASK_BATCH];
+	struct sockaddr_in from[ASK_BATCH];
 	struct ask_tx tx[ASK_BATCH];
 
 	for (;;) {
@@ -121,15 +123,20 @@ static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to)
 			return 0;
 		/* A full batch: more may be ready at once, so only look at what arrived. */
 		int r = ask_udp_recv(
-		        fd, bufs, lens, NULL, ASK_BATCH,
+		        fd, bufs, lens, from, ASK_BATCH,
 		        n == (int)ASK_BATCH ? 0 : ask_wait_ms(ask_sender_wake(s), now, 100));
 		if (r < 0) {
 			fprintf(stderr, "ask-sender: receive: %s\n", strerror(-r));
 			return -1;
 		}
 		now = ask_now_ns();
-		for (int i = 0; i < r; i++)
+		for (int i = 0; i < r; i++) {
+			if (!ask_addr_eq(&from[i], to)) {
+				(*strays)++;
+				continue;
+			}
 			ask_sender_ack(s, bufs + (size_t)i * ASK_RX_STRIDE, lens[i], now);
+		}
 	}
 }
 
@@ -163,8 +170,8 @@ int main(int argc, char **argv)
 		ask_sender_free(s);
 		return 1;
 	}
-	uint64_t t0 = ask_now_ns();
-	rc = run(s, fd, &o.to);
+	uint64_t t0 = ask_now_ns(), strays = 0;
+	rc = run(s, fd, &o.to, &strays);
 	double el = (double)(ask_now_ns() - t0) / 1e9;
 	const struct ask_send_stats *st = ask_sender_stats(s);
 	double tps = el > 0 ? (double)st->tuples / el : 0;
@@ -172,15 +179,17 @@ int main(int argc, char **argv)
 		printf("{\"ok\":%s,\"task\":%u,\"channel\":%u,\"channels\":%u,\"tuples\":%" PRIu64
 		       ",\"long_tuples\":%" PRIu64 ",\"packets\":%" PRIu64
 		       ",\"long_packets\":%" PRIu64 ",\"resends\":%" PRIu64 ",\"acks\":%" PRIu64
-		       ",\"dup_acks\":%" PRIu64 ",\"elapsed_s\":%.6f,\"tuples_per_s\":%.0f}\n",
+		       ",\"dup_acks\":%" PRIu64 ",\"strays\":%" PRIu64
+		       ",\"elapsed_s\":%.6f,\"tuples_per_s\":%.0f}\n",
 		       rc == 0 ? "true" : "false", o.cli.task, o.cli.channel, o.cli.channels,
 		       st->tuples, st->long_tuples, st->packets, st->long_packets, st->resends,
-		       st->acks, st->dup_acks, el, tps);
+		       st->acks, st->dup_acks, strays, el, tps);
 	else
 		printf("ask-sender: %s: %" PRIu64 " tuples (%" PRIu64 " long) in %" PRIu64
-		       " packets, %" PRIu64 " resends, %.3f s, %.0f tuples/s\n",
+		       " packets, %" PRIu64 " resends, %" PRIu64
+		       " datagrams from elsewhere ignored, %.3f s, %.0f tuples/s\n",
 		       rc == 0 ? "done" : "FAILED", st->tuples, st->long_tuples, st->packets,
-		       st->resends, el, tps);
+		       st->resends, strays, el, tps);
 	close(fd);
 	ask_sender_free(s);
 	return rc == 0 ? 0 : 1;

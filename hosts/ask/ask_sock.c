@@ -118,6 +118,11 @@ int ask_udp_recv(int fd, uint8_t *bufs, size_t *lens, struct sockaddr_in *from, 
 	return r;
 }
 
+bool ask_addr_eq(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+}
+
 int ask_addr_parse(const char *s, uint16_t def_port, struct sockaddr_in *addr)
 {
 	char ip[INET_ADDRSTRLEN], *end;

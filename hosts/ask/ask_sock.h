@@ -8,6 +8,7 @@
 #define ISW_ASK_SOCK_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
 
@@ -33,6 +34,8 @@ int ask_udp_send(int fd, const struct ask_tx *tx, unsigned n, const struct socka
  */
 int ask_udp_recv(int fd, uint8_t *bufs, size_t *lens, struct sockaddr_in *from, unsigned n,
                  int timeout_ms);
+/* Whether a and b are the same IPv4 address and UDP port. */
+bool ask_addr_eq(const struct sockaddr_in *a, const struct sockaddr_in *b);
 /* "A.B.C.D" or "A.B.C.D:PORT" (port 1..65535, else def_port) -> addr. 0 or -EINVAL. */
 int ask_addr_parse(const char *s, uint16_t def_port, struct sockaddr_in *addr);
 /* CLOCK_MONOTONIC in ns. */
