@@ -9,7 +9,8 @@
  * Brings up the switch in-process (the test harness's EAL and worker, no ports), enables ask,
  * runs TASK-COMMAND (e.g. the line `pcapgen ask-bench --config F` writes), then, R rounds of
  * 200 passes over the first N frames of PCAP (default all, at most 4096), copies each group of
- * 32 frames into mbufs, gives each the next seq of its channel (as bench/askstamp.c does), and
+ * 32 frames into mbufs, gives each the next seq (one counter: the captures of `pcapgen ask-bench`
+ * have one channel), and
  * times ask_process() over the group with the TSC. Prints ns per frame, per round, for the
  * vector path (the default where the CPU has it) or the scalar one (--scalar). Fewer frames
  * (--frames 32) keep every entry in L1, which separates the misses from the rest.
@@ -101,17 +102,18 @@ int main(int argc, char **argv)
 	struct isw_worker *w = isw_test_worker();
 	struct isw_json out;
 	isw_json_init(&out);
-	const char *config[] = {"pipeline enable ask", argv[optind + 1]};
+	const char *config[] = {"pipeline enable ask", argv[optind + 1],
+	                        scalar ? "ask config set data-path scalar"
+	                               : "ask config set data-path auto"};
 	if (w == NULL || isw_test_switch_up(config, RTE_DIM(config), &out) < 0)
 		return 1;
-	if (scalar)
-		ask_simd = false;
 	struct rte_mbuf *mb[MICRO_GROUP];
 	if (rte_pktmbuf_alloc_bulk(isw_dp.pool, mb, MICRO_GROUP) != 0) {
 		fprintf(stderr, "ask-micro: no mbufs\n");
 		return 1;
 	}
-	printf("ask-micro: %u frames, %s path\n", nuse, ask_simd ? "vector (AVX-512)" : "scalar");
+	printf("ask-micro: %u frames, %s path\n", nuse,
+	       ask_conf_cur->simd ? "vector (AVX-512)" : "scalar");
 	uint32_t seq = 0;
 	for (unsigned r = 0; r < rounds; r++) {
 		uint64_t cycles = 0, pkts = 0;

@@ -15,11 +15,12 @@
 #include "ask_sock.h"
 #include "host_args.h"
 
-enum { OPT_RECEIVER = 300, OPT_RTO, OPT_RETRIES, OPT_HELP };
+enum { OPT_RECEIVER = 300, OPT_ACK_FROM, OPT_RTO, OPT_RETRIES, OPT_HELP };
 
 static const struct option longopts[] = {
         ASK_CLI_LONGOPTS,
         {"receiver", required_argument, NULL, OPT_RECEIVER},
+        {"ack-from", required_argument, NULL, OPT_ACK_FROM},
         {"rto-ms", required_argument, NULL, OPT_RTO},
         {"retries", required_argument, NULL, OPT_RETRIES},
         {"help", no_argument, NULL, OPT_HELP},
@@ -32,7 +33,10 @@ static void usage(FILE *f)
 	      "Streams (key, value) tuples of one ASK task to its receiver (docs/ask.md).\n"
 	      "  --receiver IP[:PORT] the task's receiver (port default 42405)\n"
 	      "  --channel C          first channel (default 0)\n"
-	      "  --channels K         channels C..C+K-1, packets round-robin (default 1)\n",
+	      "  --channels K         channels C..C+K-1, packets round-robin (default 1)\n"
+	      "  --ack-from IP[:PORT] take ACKs only from there (port default 42405), others\n"
+	      "                       counted as strays (default any: the receiver's source\n"
+	      "                       may differ from --receiver)\n",
 	      f);
 	fputs(ASK_CLI_HELP_TASK, f);
 	fputs("  --rto-ms MS          least retransmission timeout (default 20)\n"
@@ -45,9 +49,9 @@ static void usage(FILE *f)
 
 struct opts {
 	struct ask_cli cli;
-	struct sockaddr_in to;
+	struct sockaddr_in to, ack_from;
 	unsigned rto_ms, retries;
-	bool have_to;
+	bool have_to, have_ack_from;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -67,6 +71,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_RECEIVER:
 			rc = ask_addr_parse(optarg, ASK_UDP_PORT, &o->to);
 			o->have_to = true;
+			break;
+		case OPT_ACK_FROM:
+			o->have_ack_from = strcmp(optarg, "any") != 0;
+			rc = o->have_ack_from ? ask_addr_parse(optarg, ASK_UDP_PORT, &o->ack_from)
+			                      : 0;
 			break;
 		case OPT_RTO:
 			rc = host_parse_uint(optarg, 1, 60000, &o->rto_ms);
@@ -99,9 +108,10 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Sends and takes ACKs until every channel is done; datagrams from anywhere but the receiver
+/* Sends and takes ACKs until every channel is done; with ack_from, datagrams from anywhere else
  * are counted in *strays and ignored. 0 or -1 after a message. */
-static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to, uint64_t *strays)
+static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to,
+               const struct sockaddr_in *ack_from, uint64_t *strays)
 {
 	static uint8_t bufs[ASK_BATCH * ASK_RX_STRIDE];
 	size_t lens[ASK_BATCH];
@@ -131,7 +141,7 @@ static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to, uint6
 		}
 		now = ask_now_ns();
 		for (int i = 0; i < r; i++) {
-			if (!ask_addr_eq(&from[i], to)) {
+			if (ack_from != NULL && !ask_addr_eq(&from[i], ack_from)) {
 				(*strays)++;
 				continue;
 			}
@@ -171,7 +181,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint64_t t0 = ask_now_ns(), strays = 0;
-	rc = run(s, fd, &o.to, &strays);
+	rc = run(s, fd, &o.to, o.have_ack_from ? &o.ack_from : NULL, &strays);
 	double el = (double)(ask_now_ns() - t0) / 1e9;
 	const struct ask_send_stats *st = ask_sender_stats(s);
 	double tps = el > 0 ? (double)st->tuples / el : 0;

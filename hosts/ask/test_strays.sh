@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The ASK host tools ignore datagrams from where they do not expect them (hosts/ask/README.md):
-# ask-sender takes ACKs only from its receiver. On loopback, no switch: a receiver without
-# switch control, a sender of 4,000,000 words to it, and a third socket that sends 50 forged
-# DATA_ACKs to the sender's port while it runs. The job must still complete (every tuple
-# ACKed) and the sender must report exactly 50 strays. Usage: test_strays.sh BUILD_DIR
+# ask-sender --ack-from takes ACKs only from there (hosts/ask/README.md). On loopback, no switch:
+#  1. a receiver without switch control and a sender of 1,000,000 words to it with --ack-from
+#     the receiver, while a third socket sends 50 forged DATA_ACKs to the sender's port: the job
+#     must complete (every tuple ACKed) and the sender must report exactly 50 strays;
+#  2. without --ack-from, a sender that addresses the receiver as 127.0.0.2 (its ACKs then come
+#     from 127.0.0.1) must complete with no strays: the default takes ACKs from anywhere.
+# Window 2 keeps job 1 at about a second or more, bound by loopback round trips rather than by
+# the CPU, so the forged ACKs arrive while it runs. Usage: test_strays.sh BUILD_DIR
 set -euo pipefail
 
 B=${1:?usage: test_strays.sh BUILD_DIR}/hosts/ask
+for tool in ss python3; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
 T=$(mktemp -d)
 pids=()
 cleanup() {
@@ -15,40 +21,70 @@ cleanup() {
 }
 trap cleanup EXIT
 
-seq 1 4000000 | sed 's/^/w/' >"$T/words"
-port=$((40000 + RANDOM % 20000))
-"$B/ask-receiver" --switch none --listen "$port" --linger-ms 300 --json >"$T/rx" &
-pids+=($!)
-sleep 0.3
-"$B/ask-sender" --receiver "127.0.0.1:$port" --words "$T/words" --json >"$T/tx" &
+seq 1 1000000 | sed 's/^/w/' >"$T/words"
+
+# A receiver on a free port: a random one, checked listening (it may be taken: try again).
+start_receiver() {
+	for _ in $(seq 20); do
+		port=$((20000 + RANDOM % 12000)) # below the ephemeral range
+		"$B/ask-receiver" --switch none --listen "$port" --window 2 --linger-ms 300 \
+			--json >"$T/rx" 2>&1 &
+		rpid=$!
+		for _ in $(seq 100); do
+			ss -Hlun "sport = :$port" | grep -q . && { pids+=("$rpid"); return 0; }
+			kill -0 "$rpid" 2>/dev/null || break
+			sleep 0.01
+		done
+		kill "$rpid" 2>/dev/null || true
+		wait "$rpid" 2>/dev/null || true
+	done
+	echo "FAIL: no receiver could listen"
+	exit 1
+}
+
+check() { # JSON line, expected strays
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+t = json.loads(sys.argv[1])
+assert t["ok"] is True, "the job did not complete"
+assert t["tuples"] == 1000000, t["tuples"]
+assert t["strays"] == int(sys.argv[2]), "strays %d, expected %s" % (t["strays"], sys.argv[2])
+PY
+}
+
+# 1. --ack-from the receiver, 50 forged ACKs from elsewhere.
+start_receiver
+"$B/ask-sender" --receiver "127.0.0.1:$port" --ack-from "127.0.0.1:$port" --window 2 \
+	--words "$T/words" --json >"$T/tx" &
 sender=$!
 pids+=("$sender")
-
-# The sender's ephemeral port, from its socket.
 sport=""
 for _ in $(seq 200); do
-	sport=$(ss -unap 2>/dev/null | grep "pid=$sender," | grep -o '0\.0\.0\.0:[0-9]*' | head -1 |
+	sport=$(ss -Hunap 2>/dev/null | grep "pid=$sender," | grep -o '0\.0\.0\.0:[0-9]*' | head -1 |
 		cut -d: -f2 || true)
 	[ -n "$sport" ] && break
 	sleep 0.005
 done
 [ -n "$sport" ] || { echo "FAIL: no socket of ask-sender found"; exit 1; }
-# 50 forged DATA_ACKs (type 2, task 1, channel 0, seq 0): from this socket, not the receiver.
+# DATA_ACKs (type 2) of task 1, channel 0, seqs 0..49: they would be taken without the check.
 python3 - "$sport" <<'PY'
-import socket, sys
+import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-ack = bytes([2, 0, 0, 1, 0, 0]) + bytes(18)
-for _ in range(50):
+for seq in range(50):
+    ack = struct.pack(">BBHHBBI", 2, 0, 1, 0, 16, 8, seq) + bytes(12)
     s.sendto(ack, ("127.0.0.1", int(sys.argv[1])))
 PY
 wait "$sender" || { echo "FAIL: ask-sender failed: $(cat "$T/tx")"; exit 1; }
-tx=$(cat "$T/tx")
-echo "sender: $tx"
-python3 - "$tx" <<'PY'
-import json, sys
-t = json.loads(sys.argv[1])
-assert t["ok"] is True, "the job did not complete"
-assert t["tuples"] == 4000000, t["tuples"]
-assert t["strays"] == 50, "strays %d, expected 50 (the forged ACKs)" % t["strays"]
-print("PASS: 50 forged ACKs ignored and counted, 4,000,000 tuples ACKed by the receiver")
-PY
+echo "job 1 sender: $(cat "$T/tx")"
+check "$(cat "$T/tx")" 50
+kill "${pids[0]}" 2>/dev/null || true
+wait "${pids[0]}" 2>/dev/null || true
+pids=()
+
+# 2. The default: ACKs from another address than the one the sender addressed.
+start_receiver
+"$B/ask-sender" --receiver "127.0.0.2:$port" --window 2 --words "$T/words" --json >"$T/tx" ||
+	{ echo "FAIL: ask-sender failed: $(cat "$T/tx")"; exit 1; }
+echo "job 2 sender: $(cat "$T/tx")"
+check "$(cat "$T/tx")" 0
+echo "PASS: 50 forged ACKs ignored and counted with --ack-from; ACKs from another address taken by default"

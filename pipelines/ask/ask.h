@@ -74,6 +74,7 @@ struct ask_conf {
 	/* The aggregator arrays' cells and index masks, unit by unit, for the vector path. */
 	uint64_t aa_cells[ASK_AA_UNITS];
 	uint64_t aa_mask[ASK_AA_UNITS];
+	bool simd; /* the fast build's DATA path: vector (ask_simd.c) or scalar */
 };
 
 /*
@@ -134,10 +135,9 @@ static inline uint32_t ask_row(const struct ask_task *t, unsigned slot, unsigned
  * The vector path (ask_simd.c): the aggregator arrays for the valid slots of a first occurrence,
  * with the entries found eight slots at a time by AVX-512; the same result as the scalar path.
  * Returns the slots absorbed and sets *claimed to those that claimed an empty entry. Used by the
- * fast build when ask_simd is set: at enable, to ask_simd_supported() (the CPU has AVX-512 F, DQ,
- * BW and VL).
+ * fast build when the configuration's simd is set: at enable when ask_simd_supported() (the CPU
+ * has AVX-512 F, DQ, BW and VL), and by `ask config set data-path`.
  */
-extern bool ask_simd;
 bool ask_simd_supported(void);
 uint32_t ask_aggregate_x8(const struct ask_conf *c, const struct ask_task *t, uint32_t active,
                           const uint8_t *pay, uint32_t bitmap, uint32_t *claimed);

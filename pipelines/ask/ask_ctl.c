@@ -78,7 +78,7 @@ static int ask_enable(struct isw_reg **regs, char *err, size_t errlen)
 		master->aa_cells[u] = (uint64_t)(uintptr_t)ask_regs[ASK_REG_AA0 + u]->cells.u32;
 		master->aa_mask[u] = ask_regs[ASK_REG_AA0 + u]->mask;
 	}
-	ask_simd = ask_simd_supported();
+	master->simd = ask_simd_supported();
 	master->udp_port = ASK_UDP_PORT;
 	memcpy(master->mac, default_mac, 6);
 	if ((rc = publish()) < 0) {
@@ -551,8 +551,8 @@ ISW_CMD_REGISTER(ask_swap, "ask swap", "ID SLOT [COPY]",
 
 static int cmd_config_set(struct isw_cmd_ctx *c, int argc, char **argv)
 {
-	struct isw_kv kv[] = {{"ip", NULL}, {"mac", NULL}, {"udp-port", NULL}};
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 6) < 0 ||
+	struct isw_kv kv[] = {{"ip", NULL}, {"mac", NULL}, {"udp-port", NULL}, {"data-path", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 8) < 0 ||
 	    isw_arg_kv(c, argc, argv, kv, RTE_DIM(kv)) < 0)
 		return -EINVAL;
 	struct ask_conf n = *master;
@@ -565,6 +565,19 @@ static int cmd_config_set(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, EINVAL, "mac must be a unicast address");
 	if (kv[2].val != NULL)
 		n.udp_port = (uint16_t)port;
+	if (kv[3].val != NULL) {
+		const char *dp = kv[3].val;
+		if (strcmp(dp, "scalar") == 0)
+			n.simd = false;
+		else if (strcmp(dp, "avx512") == 0 || strcmp(dp, "auto") == 0)
+			n.simd = ask_simd_supported();
+		else
+			return isw_cmd_err(c, EINVAL,
+			                   "data-path: '%s' is not auto, avx512 or scalar", dp);
+		if (strcmp(dp, "avx512") == 0 && !n.simd)
+			return isw_cmd_err(c, ENOTSUP,
+			                   "data-path: this CPU lacks AVX-512 (F, DQ, BW and VL)");
+	}
 	struct ask_conf old = *master;
 	*master = n;
 	if (publish() < 0) {
@@ -573,9 +586,11 @@ static int cmd_config_set(struct isw_cmd_ctx *c, int argc, char **argv)
 	}
 	return 0;
 }
-ISW_CMD_REGISTER(ask_config_set, "ask config set", "[ip IP] [mac MAC] [udp-port P]",
+ISW_CMD_REGISTER(ask_config_set, "ask config set",
+                 "[ip IP] [mac MAC] [udp-port P] [data-path auto|avx512|scalar]",
                  "set the ASK address receivers send SWAP and FETCH to (the switch answers ARP "
-                 "for it) and the UDP port of ASK traffic (default 42405)",
+                 "for it), the UDP port of ASK traffic (default 42405) and the DATA path of the "
+                 "fast build (default auto: avx512 where the CPU has it)",
                  cmd_config_set)
 
 static int cmd_config_show(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -597,7 +612,7 @@ static int cmd_config_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_u64(c->out, "ring_free", isw_budget_largest_free(ASK_RING_POOL));
 	isw_json_u64(c->out, "arp_replies", arp);
 	isw_json_u64(c->out, "unknown_task", unknown);
-	isw_json_str_kv(c->out, "data_path", ask_simd ? "avx512" : "scalar");
+	isw_json_str_kv(c->out, "data_path", master->simd ? "avx512" : "scalar");
 	return 0;
 }
 ISW_CMD_REGISTER(ask_config_show, "ask config show", "",

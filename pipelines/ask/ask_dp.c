@@ -95,12 +95,13 @@ static inline void bounce(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, 
 /* Zeroes the slots in bits of the payload and clears them from the bitmap. Inlined with a
  * constant record length: a variable-length memset is a `rep stos`, which cost a third of the
  * pipeline's time at 16 slots. */
-static __rte_always_inline void slots_clear(struct isw_pass *pass, const struct ask_task *t,
-                                            struct ask_hdr *h, uint8_t *pay, uint32_t bitmap,
-                                            uint32_t bits, const unsigned kb)
+static __rte_always_inline void slots_clear(struct isw_pass *pass, const struct ask_conf *c,
+                                            const struct ask_task *t, struct ask_hdr *h,
+                                            uint8_t *pay, uint32_t bitmap, uint32_t bits,
+                                            const unsigned kb)
 {
 	const unsigned rec = kb + ASK_VALUE_LEN;
-	if (pass == NULL && ask_simd)
+	if (pass == NULL && c->simd)
 		ask_clear_x8(pay, t->nslots, kb, bits);
 	else
 		for (uint32_t b = bits; b != 0; b &= b - 1)
@@ -122,7 +123,7 @@ static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struc
 	const unsigned rec = kb + ASK_VALUE_LEN;
 	uint32_t active = isw_salu_read(pass, ask_regs[ASK_REG_ACTIVE], ti);
 	uint32_t absorbed = 0, claimed = 0;
-	if (pass == NULL && ask_simd) {
+	if (pass == NULL && c->simd) {
 		absorbed = ask_aggregate_x8(c, t, active, pay, bitmap, &claimed);
 	} else if (pass == NULL) {
 		/* The fast build's SALUs on cell addresses from the configuration: its 64-bit words
@@ -187,7 +188,7 @@ static __rte_always_inline void slots_process(struct isw_pass *pass, const struc
 		isw_salu_write(pass, ask_regs[ASK_REG_AGGSTATE], pos, absorbed);
 	}
 	if (absorbed != 0)
-		slots_clear(pass, t, h, pay, bitmap, absorbed, kb);
+		slots_clear(pass, c, t, h, pay, bitmap, absorbed, kb);
 }
 
 static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The entry addresses of one DATA packet's slots, eight at a time in AVX-512 registers
- * (docs/ask.md, "Performance"). A pass of a packet meets ASK_AA_UNITS = 8 aggregator arrays, and
- * lane u of a vector carries slot pass * 8 + u: its key out of the packet, the entry hash
- * (ask_hash, 64-bit multiplies), the row in the slot's active copy (ask_row) and the entry's
- * address in array u. The SALUs themselves then run lane by lane (isw_kv_update_cell): a
- * vector gather of entries that the previous packet's scatter has just written waits for that
- * write to reach the cache, which cost more than the scalar path saved.
+ * The aggregator arrays of one DATA packet with the entries found eight slots at a time in
+ * AVX-512 registers (docs/ask.md, "Performance"). A pass of a packet meets ASK_AA_UNITS = 8
+ * aggregator arrays, and lane u of a vector carries slot pass * 8 + u: its key and value out of
+ * the packet, the entry hash (ask_hash, 64-bit multiplies), the row in the slot's active copy
+ * (ask_row) and the entry's address in array u. The SALUs then run slot by slot: the common case
+ * (the entry holds the key: compare and combine) inlined in aggregate_x8, a claim of an empty
+ * entry through isw_kv_update_cell. Entries are not gathered: on the CPU this was measured on, a
+ * gather cost more than the scalar loads it replaces (bench/README.md).
+ *
+ * The result must be the scalar path's, entry for entry: test_simd_matches_scalar
+ * (tests/unit/test_ask.c) runs the same traffic through both. A change to isw_kv_update_cell's
+ * compare or combine, or a new operator, must be made here too.
  *
  * Compiled for AVX-512 (F, DQ, BW, VL) function by function and entered only when the CPU has it
  * (ask_simd_supported); the rest of the build keeps DPDK's baseline instruction set. Fast build
@@ -19,8 +24,6 @@
 #include <rte_branch_prediction.h>
 
 #include "ask.h"
-
-bool ask_simd;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
@@ -215,7 +218,7 @@ ASK_SIMD_TARGET uint32_t ask_aggregate_x8(const struct ask_conf *c, const struct
                                           uint32_t active, const uint8_t *pay, uint32_t bitmap,
                                           uint32_t *claimed)
 {
-	_Static_assert(ISW_KV_LANES == 6, "entries_x8 multiplies rows by 24 bytes");
+	_Static_assert(ISW_KV_LANES == 6, "lanes_load multiplies rows by 24 bytes");
 	switch (t->key_bytes) {
 	case 4:
 		return aggregate_kb(c, t, active, pay, bitmap, 4, claimed);
@@ -260,7 +263,7 @@ uint32_t ask_aggregate_x8(const struct ask_conf *c, const struct ask_task *t, ui
 {
 	(void)c, (void)t, (void)active, (void)pay, (void)bitmap;
 	*claimed = 0;
-	return 0; /* never called: ask_simd stays false */
+	return 0; /* never called: simd is never set without AVX-512 */
 }
 
 void ask_clear_x8(uint8_t *pay, unsigned nslots, unsigned kb, uint32_t bits)

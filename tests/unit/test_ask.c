@@ -483,7 +483,6 @@ static void test_fetch_read_clear_and_replay(void **state)
 	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
 }
 
-/* One FETCH looks at no more than ASK_FETCH_SCAN entries of a large AA. */
 /* A FETCH in an mbuf without room for a full reply (a pool of small buffers, or data placed at
  * the end) is a counted malformed drop that changes nothing: the same request in a normal mbuf
  * then reads the entries as if the first had never come. */
@@ -516,6 +515,7 @@ static void test_fetch_without_tailroom(void **state)
 	assert_int_equal(cnt(1)->fetch_replays, 0);
 }
 
+/* One FETCH looks at no more than ASK_FETCH_SCAN entries of a large AA. */
 static void test_fetch_scan_bounded(void **state)
 {
 	(void)state;
@@ -764,6 +764,14 @@ static void test_commands_refuse_cleanly(void **state)
 	assert_null(strstr(isw_json_str(&out), "\"task\":6"));
 	run("ask config set udp-port 0", 0);
 	run("ask config set mac 01:00:00:00:00:01", 0);
+	run("ask config set data-path fast", 0);
+	run("ask config set data-path scalar", 1);
+	assert_false(ask_conf_cur->simd);
+	run("ask config show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"data_path\":\"scalar\""));
+	run("ask config set data-path auto", 1);
+	assert_true(ask_conf_cur->simd == ask_simd_supported());
+	run("ask config set data-path avx512", ask_simd_supported());
 	run("ask swap 1 4", 0);
 	run("ask aa show 1 4", 0);
 	run("ask task del 2", 1);
@@ -780,8 +788,9 @@ static void test_commands_refuse_cleanly(void **state)
 /*
  * ask_aggregate_x8 and ask_clear_x8 must do exactly what the scalar path does. One pseudo-random
  * stream per key width, operator and slot count (DATA with repeats, reordering and stale copies;
- * SWAP; FETCH and its retries) goes through a fresh switch with ask_simd off, then through
- * another with it on. Every frame sent, the task's registers (`register read`), its counters
+ * SWAP; FETCH and its retries) goes through a fresh switch on `data-path scalar`, then through
+ * another on `data-path avx512`. Every frame sent, the task's registers (`register read`), its
+ * counters
  * (`ask task show`), its AAs' fill (`ask aa show`), the drops and a digest of every ask array
  * must be the same. The switch does not check a key's subspace, so any key goes in any slot.
  */
@@ -1098,10 +1107,11 @@ static void diff_run(const struct diff_case *dc, unsigned n, bool simd, bool che
 	        "ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,%d channels %d window %d "
 	        "slots %u key-bytes %u op %s aa-size %u",
 	        RX, DIFF_CH, DIFF_WINDOW, dc->ns, dc->kb, diff_ops[dc->op], dc->aa);
-	const char *const cfg[] = {"pipeline enable ask", add};
+	const char *const cfg[] = {"pipeline enable ask", add,
+	                           simd ? "ask config set data-path avx512"
+	                                : "ask config set data-path scalar"};
 	isw_unit_down(w, &out);
 	w = isw_unit_up(cfg, RTE_DIM(cfg), &out);
-	ask_simd = simd; /* after enable, which sets it */
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = isw_test_mbuf(diff_in[i].b, diff_in[i].len, diff_in[i].port);
 		assert_non_null(m);
