@@ -40,12 +40,6 @@ RX_MAC=02:00:00:00:00:05
 RX_IP=10.99.0.5
 SENDERS="${ISW_TAG}h1,${ISW_TAG}h2,${ISW_TAG}h3,${ISW_TAG}h4"
 
-fail() {
-	echo "FAIL: $*" >&2
-	tail -n 20 "$ISW_LOG" >&2 || true
-	exit 1
-}
-
 # task SLOTS KEYBYTES AASIZE WINDOW: (re)registers task 1 for 4 senders of one channel each.
 task() {
 	isw_ctl ask task del 1 >/dev/null 2>&1 || true
@@ -57,27 +51,13 @@ counters() {
 	isw_ctl --json ask task show 1 | jq -c '.counters[0]'
 }
 
-# Fault injection on every switch port, both directions: on or off.
-faults() {
-	local p d
-	for p in 0 1 2 3 4; do
-		for d in rx tx; do
-			if [ "$1" = on ]; then
-				isw_ctl port fault $p $d drop 1 dup 1 reorder 2 depth 8 >/dev/null
-			else
-				isw_ctl port fault $p $d off >/dev/null
-			fi
-		done
-	done
-}
-
 isw_topo_create 5
-isw_switch_start "$build" --pipeline ask || fail "inswitch did not start"
+isw_switch_start "$build" --pipeline ask || isw_fail "inswitch did not start"
 isw_ctl ask config set ip $ASK_IP >/dev/null
 for i in 1 2 3 4 5; do
 	isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
 done
-isw_wait_path 1 $RX_IP || fail "no path from h1 to the receiver"
+isw_wait_path 1 $RX_IP || isw_fail "no path from h1 to the receiver"
 
 # wc NAME [ask-wordcount options]: one WordCount job over the corpus; prints its summary.
 wc() {
@@ -88,9 +68,9 @@ wc() {
 		--switch-ip $ASK_IP --senders "$SENDERS" "${args[@]}" --slots 16 --key-bytes 16 \
 		--aa-size 2048 --window 64 "$@" >"$ISW_TMP/$name.out" 2>&1 || {
 		cat "$ISW_TMP/$name.out" >&2
-		fail "$name: wordcount job failed"
+		isw_fail "$name: wordcount job failed"
 	}
-	grep -q "result verified" "$ISW_TMP/$name.out" || fail "$name: not verified"
+	grep -q "result verified" "$ISW_TMP/$name.out" || isw_fail "$name: not verified"
 	echo "$name: $(grep -v '^$' "$ISW_TMP/$name.out" | tail -n 4 | tr '\n' ' ')"
 	echo "$name: switch $(counters)"
 }
@@ -99,21 +79,21 @@ if [[ $cases == *a* ]]; then
 	task 16 16 2048 64
 	wc a --swap-threshold 2000
 	c=$(counters)
-	[ "$(jq .absorbed <<<"$c")" -gt 0 ] || fail "a: the switch absorbed nothing"
-	[ "$(jq .swaps <<<"$c")" -gt 0 ] || fail "a: no swaps"
-	[ "$(jq .fetched <<<"$c")" -gt 0 ] || fail "a: nothing fetched"
+	[ "$(jq .absorbed <<<"$c")" -gt 0 ] || isw_fail "a: the switch absorbed nothing"
+	[ "$(jq .swaps <<<"$c")" -gt 0 ] || isw_fail "a: no swaps"
+	[ "$(jq .fetched <<<"$c")" -gt 0 ] || isw_fail "a: nothing fetched"
 fi
 
 if [[ $cases == *b* ]]; then
 	task 16 16 2048 64
-	faults on
+	isw_faults on drop 1 dup 1 reorder 2 depth 8
 	wc b --swap-threshold 2000 --timeout-s 120
 	echo "b: faults on port 4: $(isw_ctl --json port show 4 |
 		jq -c '.fault | {rx: (.rx | {dropped, duplicated, reordered}), tx: (.tx | {dropped, duplicated, reordered})}')"
-	faults off
+	isw_faults off
 	c=$(counters)
-	[ "$(jq .repeats <<<"$c")" -gt 0 ] || fail "b: no repeats reached the switch"
-	[ "$(jq .fetch_replays <<<"$c")" -gt 0 ] || fail "b: no FETCH was retried (no replay)"
+	[ "$(jq .repeats <<<"$c")" -gt 0 ] || isw_fail "b: no repeats reached the switch"
+	[ "$(jq .fetch_replays <<<"$c")" -gt 0 ] || isw_fail "b: no FETCH was retried (no replay)"
 fi
 
 # zipf NAME THRESHOLD: 4 senders of a Zipf stream through task 1 (8-byte keys, AA 256 per slot
@@ -146,11 +126,11 @@ zipf() {
 		cat "$ISW_TMP/$name.rx.err" >&2
 		rc=1
 	}
-	[ $rc -eq 0 ] || fail "$name: a sender or the receiver failed"
+	[ $rc -eq 0 ] || isw_fail "$name: a sender or the receiver failed"
 	"$tools/ask-count" "${count[@]}" --key-format u64 --out "$ISW_TMP/$name.expect"
 	cmp -s "$ISW_TMP/$name.table" "$ISW_TMP/$name.expect" || {
 		diff "$ISW_TMP/$name.table" "$ISW_TMP/$name.expect" | head -n 10 >&2
-		fail "$name: the receiver's table differs from ask-count's"
+		isw_fail "$name: the receiver's table differs from ask-count's"
 	}
 	local c
 	c=$(counters)
@@ -165,28 +145,28 @@ if [[ $cases == *c* ]]; then
 	f1=$frac
 	echo "c: absorbed fraction without swaps $f0, with swaps $f1"
 	awk -v a="$f0" -v b="$f1" 'BEGIN { exit !(b > a) }' ||
-		fail "c: swaps did not raise the absorbed fraction ($f0 -> $f1)"
+		isw_fail "c: swaps did not raise the absorbed fraction ($f0 -> $f1)"
 fi
 # (d) WordCount again with the switch on two worker lcores and strict mode (recirc-limit 1): the
 # task is one shard, so the packets of the ports the other lcore polls are handed to its owner.
 if [[ $cases == *d* ]]; then
 	isw_switch_stop
 	ISW_LCORES=0-1 isw_switch_start "$build" --pipeline ask ||
-		fail "inswitch did not start on two lcores"
+		isw_fail "inswitch did not start on two lcores"
 	# 16 slots are two passes over the 8 aggregator arrays: one recirculation.
 	isw_ctl pipeline strict on recirc-limit 1 >/dev/null
 	isw_ctl ask config set ip $ASK_IP >/dev/null
 	for i in 1 2 3 4 5; do
 		isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
 	done
-	isw_wait_path 1 $RX_IP || fail "d: no path from h1 to the receiver"
+	isw_wait_path 1 $RX_IP || isw_fail "d: no path from h1 to the receiver"
 	task 16 16 2048 64
 	wc d --swap-threshold 2000
 	s=$(isw_ctl --json stats show)
 	echo "d: workers $(jq -c '[.workers[] | {worker, rxqs, handoff_out, handoff_in}]' <<<"$s")"
-	[ "$(jq '[.workers[].handoff_out] | add' <<<"$s")" -gt 0 ] || fail "d: no hand-offs"
+	[ "$(jq '[.workers[].handoff_out] | add' <<<"$s")" -gt 0 ] || isw_fail "d: no hand-offs"
 	echo "d: strict $(jq -c '{strict_multi_access, strict_recirc_over}' <<<"$s")"
 	[ "$(jq '.strict_multi_access + .strict_recirc_over' <<<"$s")" -eq 0 ] ||
-		fail "d: a register array used twice in a pass, or more than one recirculation"
+		isw_fail "d: a register array used twice in a pass, or more than one recirculation"
 fi
 echo "ask-hosts: all cases passed ($cases)"

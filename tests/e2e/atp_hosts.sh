@@ -29,12 +29,6 @@ ps=$build/hosts/atp/atp-ps
 }
 COMMON="--threads 2 --window 64 --pool 256"
 
-fail() {
-	echo "FAIL: $*" >&2
-	tail -n 20 "$ISW_LOG" >&2 || true
-	exit 1
-}
-
 # run_app NAME APP "WORKER_HOSTS" PS_HOST [worker options...]: the PS, then the 4 workers in
 # parallel; fails unless every worker exits 0 (with --check: verified). Leaves per-host JSON.
 run_app() {
@@ -79,8 +73,8 @@ both() {
 	p1=$!
 	run_app "$name-app2" 2 "6 7 8 9" 10 --job 2 "$@" &
 	p2=$!
-	wait $p1 || fail "$name: app 1"
-	wait $p2 || fail "$name: app 2"
+	wait $p1 || isw_fail "$name: app 1"
+	wait $p2 || isw_fail "$name: app 2"
 }
 
 goodput() {
@@ -98,25 +92,12 @@ summary() {
 		sed "s/^/$name switch: /"
 }
 
-faults() {
-	local p d
-	for p in 0 1 2 3 4 5 6 7 8 9; do
-		for d in rx tx; do
-			if [ "$1" = on ]; then
-				isw_ctl port fault $p $d drop 1 dup 1 >/dev/null
-			else
-				isw_ctl port fault $p $d off >/dev/null
-			fi
-		done
-	done
-}
-
 isw_topo_create 10
-isw_switch_start "$build" --pipeline atp ${ATP_SWITCH_ARGS:-} || fail "inswitch did not start"
+isw_switch_start "$build" --pipeline atp ${ATP_SWITCH_ARGS:-} || isw_fail "inswitch did not start"
 echo "inswitch runs on $ISW_DRIVER ports"
-isw_ctl atp pool resize 256 >/dev/null || fail "atp pool resize"
-isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null || fail "atp app add 1"
-isw_ctl atp app add 2 workers 4 ports 5,6,7,8 ps 9 >/dev/null || fail "atp app add 2"
+isw_ctl atp pool resize 256 >/dev/null || isw_fail "atp pool resize"
+isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null || isw_fail "atp app add 1"
+isw_ctl atp app add 2 workers 4 ports 5,6,7,8 ps 9 >/dev/null || isw_fail "atp app add 2"
 # Attaching XDP resets the links: give them time to come back (ATP frames are not routed, so
 # there is nothing to ping through the atp pipeline).
 sleep 2
@@ -129,12 +110,12 @@ case_a() {
 }
 
 case_b() {
-	faults on
+	isw_faults on drop 1 dup 1
 	both b --count 8Mi --type int32 --check --timeout-ms 10
 	summary b
 	echo "b: faults on port 0: $(isw_ctl --json port show 0 |
 		jq -c '.fault | {rx: (.rx | {dropped, duplicated}), tx: (.tx | {dropped, duplicated})}')"
-	faults off
+	isw_faults off
 }
 
 # queue_json: the PS port's egress queue counters, one line.
@@ -148,17 +129,17 @@ case_c() {
 		# Fresh counters and an empty queue for each run: the limit off and on again.
 		isw_ctl port rate 4 off >/dev/null
 		isw_ctl stats reset >/dev/null
-		isw_ctl port rate 4 "$rate" queue 512 ecn 32 >/dev/null || fail "port rate"
+		isw_ctl port rate 4 "$rate" queue 512 ecn 32 >/dev/null || isw_fail "port rate"
 		if [ $name = c-cc ]; then
 			run_app $name 1 "1 2 3 4" 5 --job 3 --count 1Mi --type int32 --check --cc ||
-				fail "$name"
+				isw_fail "$name"
 		else
 			run_app $name 1 "1 2 3 4" 5 --job 3 --count 1Mi --type int32 --check ||
-				fail "$name"
+				isw_fail "$name"
 		fi
 		q=$(queue_json)
 		echo "$name: PS port 4 limited to $rate, queue 512, ECN above 32: $q"
-		[ "$(jq -r .ecn_marked <<<"$q")" -gt 0 ] || fail "c: $name: the switch marked nothing"
+		[ "$(jq -r .ecn_marked <<<"$q")" -gt 0 ] || isw_fail "c: $name: the switch marked nothing"
 		for r in 0 1 2 3; do
 			jq -c '{id, window, ecn_acks, min_cwnd, mean_cwnd, goodput_gbps, resends, timeouts}' \
 				"$ISW_TMP/$name.$r.json" | sed "s/^/$name: /"
@@ -167,9 +148,9 @@ case_c() {
 	isw_ctl port rate 4 off >/dev/null
 	# The PS echoed the marks, and every --cc worker backed off below its window.
 	jq -s -e 'all(.ecn_acks > 0 and .min_cwnd < .window and .mean_cwnd < .window)' "$ISW_TMP"/c-cc.[0-9].json >/dev/null ||
-		fail "c: a --cc worker saw no ECN ACK or never shrank its window"
+		isw_fail "c: a --cc worker saw no ECN ACK or never shrank its window"
 	jq -s -e 'all(.ecn_acks > 0)' "$ISW_TMP"/c-plain.[0-9].json >/dev/null ||
-		fail "c: ECN did not reach the workers without --cc either"
+		isw_fail "c: ECN did not reach the workers without --cc either"
 }
 
 for c in ${ATP_CASES:-a b c}; do

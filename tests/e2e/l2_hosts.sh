@@ -9,51 +9,45 @@ source "$(dirname "$0")/lib.sh"
 isw_need_root
 trap isw_cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	tail -n 20 "$ISW_LOG" >&2 || true
-	exit 1
-}
-
 isw_topo_create 3
-isw_switch_start "$build" || fail "inswitch did not start"
+isw_switch_start "$build" || isw_fail "inswitch did not start"
 echo "inswitch runs on $ISW_DRIVER ports"
 
-isw_wait_path 1 10.99.0.2 || fail "h1 never reached h2"
+isw_wait_path 1 10.99.0.2 || isw_fail "h1 never reached h2"
 # Flooding learns nothing: ARP requests are flooded, replies are unknown unicast (flooded too).
-isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.2 || fail "h1 cannot ping h2"
-isw_ns 2 ping -c 3 -i 0.2 -W 2 10.99.0.3 || fail "h2 cannot ping h3"
+isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.2 || isw_fail "h1 cannot ping h2"
+isw_ns 2 ping -c 3 -i 0.2 -W 2 10.99.0.3 || isw_fail "h2 cannot ping h3"
 
 # Static entries: known unicast goes out of one port only.
 for i in 1 2 3; do
 	isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
 done
 isw_ctl l2 flood unknown off >/dev/null
-isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.3 || fail "h1 cannot ping h3 with static entries"
+isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.3 || isw_fail "h1 cannot ping h3 with static entries"
 
 # A TCP transfer of 8 MiB, checked byte for byte.
-secs=$(isw_tcp_transfer 1 3 8) || fail "TCP transfer from h1 to h3 failed or was corrupted"
+secs=$(isw_tcp_transfer 1 3 8) || isw_fail "TCP transfer from h1 to h3 failed or was corrupted"
 echo "TCP: 8 MiB from h1 to h3 in $secs s, identical"
 
 # Counters, read the way scripts read them.
 stats=$(isw_ctl --json stats show)
-echo "$stats" | jq -e '.ok' >/dev/null || fail "stats show failed: $stats"
+echo "$stats" | jq -e '.ok' >/dev/null || isw_fail "stats show failed: $stats"
 rx0=$(echo "$stats" | jq '.ports[0].rx_pkts')
 tx2=$(echo "$stats" | jq '.ports[2].tx_pkts')
 l2=$(echo "$stats" | jq '[.pipelines[] | select(.pipeline == "l2") | .pkts][0]')
 echo "port 0 rx $rx0, port 2 tx $tx2, l2 took $l2 packets"
-[ "$rx0" -gt 5000 ] || fail "port 0 received only $rx0 packets"
-[ "$tx2" -gt 5000 ] || fail "port 2 sent only $tx2 packets"
-[ "$l2" -ge "$rx0" ] || fail "l2 counted $l2 < rx $rx0"
+[ "$rx0" -gt 5000 ] || isw_fail "port 0 received only $rx0 packets"
+[ "$tx2" -gt 5000 ] || isw_fail "port 2 sent only $tx2 packets"
+[ "$l2" -ge "$rx0" ] || isw_fail "l2 counted $l2 < rx $rx0"
 # With unknown-unicast flooding off and every host known, nothing was dropped as no-dest
 # except possibly IPv6 router solicitations (multicast, flooded): check the no-dest count is 0.
 nodest=$(echo "$stats" | jq '[.drops[] | select(.reason == "no-dest") | .count] | add // 0')
-[ "$nodest" -eq 0 ] || fail "$nodest packets dropped as no-dest"
+[ "$nodest" -eq 0 ] || isw_fail "$nodest packets dropped as no-dest"
 # The same counters through DPDK telemetry, as dpdk-telemetry.py reads them.
 if command -v python3 >/dev/null && [ -x /usr/bin/dpdk-telemetry.py ]; then
 	tel=$(echo /inswitch/pipelines | dpdk-telemetry.py -f "isw-$ISW_TAG" 2>/dev/null | grep -o '"l2": {[^}]*}')
 	echo "telemetry: $tel"
-	[ -n "$tel" ] || fail "/inswitch/pipelines has no l2 entry"
+	[ -n "$tel" ] || isw_fail "/inswitch/pipelines has no l2 entry"
 else
 	echo "telemetry: not checked (no python3 or dpdk-telemetry.py)"
 fi

@@ -114,6 +114,28 @@ isw_ctl() {
 	"$ISW_BUILD/inswitch-ctl" -s "$ISW_CTL_SOCK" "$@"
 }
 
+# Fails the test: the message, then the end of the switch's log.
+isw_fail() {
+	echo "FAIL: $*" >&2
+	tail -n 20 "$ISW_LOG" >&2 || true
+	exit 1
+}
+
+# isw_faults on FAULT-ARGS... | off: the switch's fault injection (`port fault P DIR ...`) with
+# the same arguments on every port of the topology, both directions; off takes it away.
+isw_faults() {
+	local p d
+	for ((p = 0; p < ISW_HOSTS; p++)); do
+		for d in rx tx; do
+			if [ "$1" = on ]; then
+				isw_ctl port fault $p $d "${@:2}" >/dev/null
+			else
+				isw_ctl port fault $p $d off >/dev/null
+			fi
+		done
+	done
+}
+
 isw_switch_stop() {
 	if [ -n "$ISW_PID" ]; then
 		kill -TERM "$ISW_PID" 2>/dev/null || true

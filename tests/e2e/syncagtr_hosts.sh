@@ -27,12 +27,6 @@ LOSSY=${SA_LOSSY:---timeout-ms 10 --guard-ms 10}
 	exit 77
 }
 
-fail() {
-	echo "FAIL: $*" >&2
-	tail -n 20 "$ISW_LOG" >&2 || true
-	exit 1
-}
-
 # run_workers NAME SESSION SWITCH_IP "HOSTS" [worker options...]: rank r runs on the r-th host
 # of HOSTS; all in parallel; fails unless every one exits 0 (which, with --check, means its
 # result verified). Prints each rank's JSON summary line. With RANK0_FIRST=1, rank 0 starts
@@ -77,10 +71,10 @@ goodput() {
 }
 
 isw_topo_create 5
-isw_switch_start "$build" --pipeline syncagtr || fail "inswitch did not start"
+isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
 echo "inswitch runs on $ISW_DRIVER ports"
 # Five AF_XDP attachments reset five links: allow them twice the usual time.
-isw_wait_path 1 10.99.0.5 || isw_wait_path 1 10.99.0.5 || fail "h1 never reached h5"
+isw_wait_path 1 10.99.0.5 || isw_wait_path 1 10.99.0.5 || isw_fail "h1 never reached h5"
 
 S1=10.99.0.254
 S2=10.99.0.253
@@ -88,13 +82,13 @@ S2=10.99.0.253
 # Untimed warm-up: the first allreduce after the switch starts runs at a fraction of the speed
 # (first touch of its memory without hugepages), which says nothing about the cases.
 case_w() {
-	run_workers w 1 $S1 "1 2 3 4" --count 1Mi --check >/dev/null || fail "warm-up allreduce"
+	run_workers w 1 $S1 "1 2 3 4" --count 1Mi --check >/dev/null || isw_fail "warm-up allreduce"
 }
 
 # (a) int32, exact.
 case_a() {
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
-	run_workers a 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check || fail "(a) int32 allreduce"
+	run_workers a 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check || isw_fail "(a) int32 allreduce"
 	echo "(a) 4 workers, 16 Mi int32: verified, goodput $(goodput a) Gbit/s"
 }
 
@@ -103,22 +97,9 @@ case_a() {
 case_b() {
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
 	run_workers b 1 $S1 "1 2 3 4" --count 16Mi --type float32 --check ||
-		fail "(b) float32 allreduce"
+		isw_fail "(b) float32 allreduce"
 	echo "(b) 4 workers, 16 Mi float32: verified, goodput $(goodput b) Gbit/s," \
 		"max |error| $(cat "$ISW_TMP"/b.*.json | jq -s 'map(.max_err) | max')"
-}
-
-faults() {
-	local p d
-	for p in 0 1 2 3 4; do
-		for d in rx tx; do
-			if [ "$1" = on ]; then
-				isw_ctl port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null
-			else
-				isw_ctl port fault $p $d off >/dev/null
-			fi
-		done
-	done
 }
 
 # nft_loss on|off: 1% drop of SwitchML packets on every worker host's egress.
@@ -143,22 +124,22 @@ nft_loss() {
 # (c) loss, duplication, reordering on every link.
 case_c() {
 	local nft=off retx dups
-	faults on
+	isw_faults on drop 1 dup 1 reorder 1 depth 8
 	command -v nft >/dev/null && nft_loss on && nft=on
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
 	run_workers c1 1 $S1 "1 2 3 4" --count 4Mi --type int32 --check $LOSSY ||
-		fail "(c) int32 allreduce with faults"
+		isw_fail "(c) int32 allreduce with faults"
 	isw_ctl syncagtr session reset 1 >/dev/null
 	run_workers c2 1 $S1 "1 2 3 4" --count 2Mi --type float32 --check $LOSSY ||
-		fail "(c) float32 allreduce with faults"
+		isw_fail "(c) float32 allreduce with faults"
 	retx=$(cat "$ISW_TMP"/c1.*.json "$ISW_TMP"/c2.*.json | jq -s 'map(.retransmits) | add')
 	dups=$(cat "$ISW_TMP"/c1.*.json "$ISW_TMP"/c2.*.json | jq -s 'map(.duplicates) | add')
 	echo "(c) with faults (port 0: $(isw_ctl --json port show 0 |
 		jq -c '.fault | {rx: (.rx | {dropped, duplicated, reordered}), tx: (.tx | {dropped, duplicated, reordered})}');" \
 		"host egress drop: $nft): 4 Mi int32 at $(goodput c1) Gbit/s," \
 		"2 Mi float32 at $(goodput c2) Gbit/s, verified; $retx retransmits, $dups duplicate results"
-	[ "$retx" -gt 0 ] || fail "(c) no retransmission happened: the faults did not bite"
-	faults off
+	[ "$retx" -gt 0 ] || isw_fail "(c) no retransmission happened: the faults did not bite"
+	isw_faults off
 	nft_loss off
 }
 
@@ -172,8 +153,8 @@ case_d() {
 	run_workers d2 2 $S2 "3 4 5" --count 4Mi --type float32 --check --seed 8 \
 		--worker-port 5000 &
 	d2=$!
-	wait $d1 || fail "(d) session 1"
-	wait $d2 || fail "(d) session 2"
+	wait $d1 || isw_fail "(d) session 1"
+	wait $d2 || isw_fail "(d) session 2"
 	echo "(d) two sessions at once: int32 on $S1 at $(goodput d1) Gbit/s," \
 		"float32 on $S2 at $(goodput d2) Gbit/s, both verified"
 	isw_ctl syncagtr session del 1 >/dev/null
@@ -184,7 +165,7 @@ case_d() {
 # must not send before the reset: README, "the barrier problem").
 case_e() {
 	RANK0_FIRST=1 run_workers e 1 $S1 "1 2 3 4" --count 100003 --elems 64 --repeat 6 --check \
-		--reset || fail "(e) repeated jobs"
+		--reset || isw_fail "(e) repeated jobs"
 	echo "(e) 6 jobs of 100003 int32 in one run (64-value packets, rank 0 --reset): verified"
 }
 
