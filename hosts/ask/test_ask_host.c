@@ -569,20 +569,26 @@ static void test_sender_last(void **state)
 
 /* ---- receiver ---- */
 
+/* The tests' receiver configuration: task 7, 2 channels, W 4, S 4, kb 8, AA 2048. */
+static struct ask_recv_cfg recv_cfg(enum ask_op op, bool ctl, uint64_t threshold)
+{
+	return (struct ask_recv_cfg){.task = 7,
+	                             .nchan = 2,
+	                             .window = 4,
+	                             .nslots = 4,
+	                             .key_bytes = 8,
+	                             .aa_size = 2048,
+	                             .op = op,
+	                             .ctl = ctl,
+	                             .swap_threshold = threshold,
+	                             .rto_ns = 10 * MS,
+	                             .retries = 2,
+	                             .seq0 = 1000};
+}
+
 static struct ask_receiver *receiver(enum ask_op op, bool ctl, uint64_t threshold)
 {
-	struct ask_recv_cfg cfg = {.task = 7,
-	                           .nchan = 2,
-	                           .window = 4,
-	                           .nslots = 4,
-	                           .key_bytes = 8,
-	                           .aa_size = 2048,
-	                           .op = op,
-	                           .ctl = ctl,
-	                           .swap_threshold = threshold,
-	                           .rto_ns = 10 * MS,
-	                           .retries = 2,
-	                           .seq0 = 1000};
+	struct ask_recv_cfg cfg = recv_cfg(op, ctl, threshold);
 	struct ask_receiver *r = ask_receiver_new(&cfg);
 
 	assert_non_null(r);
@@ -863,18 +869,9 @@ static void test_receiver_ctl(void **state)
  */
 static void test_receiver_ctl_seqs(void **state)
 {
-	struct ask_recv_cfg cfg = {.task = 7,
-	                           .nchan = 1,
-	                           .window = 4,
-	                           .nslots = 4,
-	                           .key_bytes = 8,
-	                           .aa_size = 2048,
-	                           .op = ASK_OP_ADD,
-	                           .ctl = true,
-	                           .swap_threshold = 1,
-	                           .rto_ns = 10 * MS,
-	                           .retries = 2,
-	                           .seq0 = UINT32_MAX};
+	struct ask_recv_cfg cfg = recv_cfg(ASK_OP_ADD, true, 1);
+	cfg.nchan = 1;
+	cfg.seq0 = UINT32_MAX; /* the seqs wrap */
 	struct ask_receiver *r = ask_receiver_new(&cfg);
 	uint8_t p[ASK_MSG_MAX], swap[ASK_HDR_LEN], f0[ASK_HDR_LEN], a[ASK_HDR_LEN], key[8] = "zz";
 	unsigned j = ask_key_slot(key, 8, 4);
