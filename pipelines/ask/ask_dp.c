@@ -109,6 +109,13 @@ static __rte_always_inline void slots_clear(struct isw_pass *pass, const struct 
 	ask_put32(h->bitmap, bitmap & ~bits);
 }
 
+/* The cells of row in aggregator array u, from the configuration: its 64-bit words cannot alias
+ * the 32-bit cells a SALU writes, so in a loop of SALUs they stay in registers. */
+static inline uint32_t *aa_cell(const struct ask_conf *c, unsigned u, uint32_t row)
+{
+	return (uint32_t *)(uintptr_t)c->aa_cells[u] + (size_t)(row & c->aa_mask[u]) * ISW_KV_LANES;
+}
+
 /*
  * The aggregator arrays for the valid slots of a first occurrence; returns the slots absorbed.
  * Inlined once per key width, so the hash and the key compare see a constant length. The
@@ -125,25 +132,10 @@ static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struc
 	uint32_t absorbed = 0, claimed = 0;
 	if (pass == NULL && c->simd) {
 		absorbed = ask_aggregate_x8(c, t, active, pay, bitmap, &claimed);
-	} else if (pass == NULL) {
-		/* The fast build's SALUs on cell addresses from the configuration: its 64-bit words
-		 * cannot alias the 32-bit cells written in the loop, so they stay in registers. */
-		for (uint32_t b = bitmap; b != 0; b &= b - 1) {
-			unsigned j = (unsigned)__builtin_ctz(b), u = j % ASK_AA_UNITS;
-			const uint8_t *s = pay + j * rec;
-			uint32_t row =
-			        ask_row(t, j, (active >> j) & 1u, ask_key_entry(s, kb, t->aa_size));
-			uint32_t *cell = (uint32_t *)(uintptr_t)c->aa_cells[u] +
-			                 (size_t)(row & c->aa_mask[u]) * ISW_KV_LANES;
-			enum isw_kv_res r = isw_kv_update_cell(cell, s, kb / 4, ask_be32(s + kb),
-			                                       (enum isw_kv_op)t->op);
-			absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
-			claimed |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
-		}
 	} else {
 		unsigned q = 0;
 		for (uint32_t b = bitmap; b != 0; b &= b - 1) {
-			unsigned j = (unsigned)__builtin_ctz(b);
+			unsigned j = (unsigned)__builtin_ctz(b), u = j % ASK_AA_UNITS;
 			/* One recirculation per further group of ASK_AA_UNITS slots, even a group
 			 * without valid slots, as a Tofino would have to. Strict mode counts an
 			 * over-limit one; the model goes on (like every pipeline here, it does not
@@ -151,11 +143,15 @@ static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struc
 			for (; q < j / ASK_AA_UNITS; q++)
 				isw_pass_recirculate(pass);
 			const uint8_t *s = pay + j * rec;
-			uint32_t e = ask_key_entry(s, kb, t->aa_size);
-			uint32_t row = ask_row(t, j, (active >> j) & 1u, e);
-			enum isw_kv_res r = isw_salu_kv_update(
-			        pass, ask_regs[ASK_REG_AA0 + j % ASK_AA_UNITS], row, s, kb / 4,
-			        ask_be32(s + kb), (enum isw_kv_op)t->op);
+			uint32_t row =
+			        ask_row(t, j, (active >> j) & 1u, ask_key_entry(s, kb, t->aa_size));
+			enum isw_kv_op op = (enum isw_kv_op)t->op;
+			enum isw_kv_res r =
+			        pass == NULL
+			                ? isw_kv_update_cell(aa_cell(c, u, row), s, kb / 4,
+			                                     ask_be32(s + kb), op)
+			                : isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + u], row,
+			                                     s, kb / 4, ask_be32(s + kb), op);
 			absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
 			claimed |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
 		}

@@ -4,14 +4,13 @@
  * AVX-512 registers (docs/ask.md, "Performance"). A pass of a packet meets ASK_AA_UNITS = 8
  * aggregator arrays, and lane u of a vector carries slot pass * 8 + u: its key and value out of
  * the packet, the entry hash (ask_hash, 64-bit multiplies), the row in the slot's active copy
- * (ask_row) and the entry's address in array u. The SALUs then run slot by slot: the common case
- * (the entry holds the key: compare and combine) inlined in aggregate_x8, a claim of an empty
- * entry through isw_kv_update_cell. Entries are not gathered: on the CPU this was measured on, a
- * gather cost more than the scalar loads it replaces (bench/README.md).
+ * (ask_row) and the entry's address in array u. The SALUs then run slot by slot, on those
+ * addresses, through isw_kv_update_cell: the scalar path's own code. Entries are not gathered: on
+ * the CPU this was measured on, a gather cost more than the scalar loads it replaces
+ * (bench/README.md).
  *
- * The result must be the scalar path's, entry for entry: test_simd_matches_scalar
- * (tests/unit/test_ask.c) runs the same traffic through both. A change to isw_kv_update_cell's
- * compare or combine, or a new operator, must be made here too.
+ * The result is the scalar path's, entry for entry: test_simd_matches_scalar
+ * (tests/unit/test_ask.c) runs the same traffic through both.
  *
  * Compiled for AVX-512 (F, DQ, BW, VL) function by function and entered only when the CPU has it
  * (ask_simd_supported); the rest of the build keeps DPDK's baseline instruction set. Fast build
@@ -19,9 +18,6 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
-
-#include <rte_branch_prediction.h>
 
 #include "ask.h"
 
@@ -136,15 +132,14 @@ lanes_load(struct lanes *l, const struct ask_conf *c, const struct ask_task *t, 
 
 /*
  * One packet, for one key width and operator: every pass's lanes by vector, then each valid
- * slot's SALU on its entry. The common case (the entry holds the key) is inlined here, with
- * the key and value at hand; a claim of an empty entry goes through isw_kv_update_cell.
+ * slot's SALU on its entry.
  */
 ASK_SIMD_TARGET static __rte_always_inline uint32_t aggregate_x8(
         const struct ask_conf *c, const struct ask_task *t, uint32_t active, const uint8_t *pay,
         uint32_t bitmap, const unsigned kb, const enum isw_kv_op op, uint32_t *claimed)
 {
 	const unsigned rec = kb + ASK_VALUE_LEN;
-	uint64_t addr[ASK_SLOTS_MAX], key[ASK_SLOTS_MAX], key2[ASK_SLOTS_MAX];
+	uint64_t addr[ASK_SLOTS_MAX];
 	uint32_t val[ASK_SLOTS_MAX];
 	/* Every pass's lanes first, and the entries of the later passes prefetched: they are on
 	 * their way while the first pass's SALUs run. */
@@ -156,9 +151,6 @@ ASK_SIMD_TARGET static __rte_always_inline uint32_t aggregate_x8(
 		struct lanes l;
 		lanes_load(&l, c, t, active, pay, pass, k, kb);
 		_mm512_storeu_si512(addr + first, l.addr);
-		_mm512_storeu_si512(key + first, l.key);
-		if (kb == 16)
-			_mm512_storeu_si512(key2 + first, l.key2);
 		_mm256_storeu_si256((__m256i *)(val + first), l.val);
 		if (pass > 0)
 			for (unsigned m = k; m != 0; m &= m - 1)
@@ -166,38 +158,16 @@ ASK_SIMD_TARGET static __rte_always_inline uint32_t aggregate_x8(
 				        (const char *)(uintptr_t)addr[first + __builtin_ctz(m)],
 				        _MM_HINT_T0);
 	}
-	uint32_t same = 0, empty = 0;
+	uint32_t absorbed = 0, empty = 0;
 	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
 		unsigned j = (unsigned)__builtin_ctz(b);
-		uint32_t *e = (uint32_t *)(uintptr_t)addr[j];
-		if (unlikely(e[0] == 0)) {
-			isw_kv_update_cell(e, pay + j * rec, kb / 4, val[j], op);
-			empty |= 1u << j;
-			continue;
-		}
-		bool eq;
-		if (kb == 4) {
-			eq = e[1] == (uint32_t)key[j];
-		} else {
-			uint64_t k1, k2;
-			memcpy(&k1, &e[1], 8);
-			eq = k1 == key[j];
-			if (kb == 16) {
-				memcpy(&k2, &e[3], 8);
-				eq = eq && k2 == key2[j];
-			}
-		}
-		if (!eq)
-			continue;
-		same |= 1u << j;
-		int32_t cur = (int32_t)e[5], v = (int32_t)val[j];
-		if (op == ISW_KV_ADD)
-			e[5] += val[j];
-		else if (op == ISW_KV_MAX ? v > cur : v < cur)
-			e[5] = val[j];
+		enum isw_kv_res r = isw_kv_update_cell((uint32_t *)(uintptr_t)addr[j],
+		                                       pay + j * rec, kb / 4, val[j], op);
+		absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
+		empty |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
 	}
 	*claimed = empty;
-	return same | empty;
+	return absorbed;
 }
 
 ASK_SIMD_TARGET static __rte_always_inline uint32_t
