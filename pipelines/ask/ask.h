@@ -144,6 +144,17 @@ uint32_t ask_aggregate_x8(const struct ask_conf *c, const struct ask_task *t, ui
 /* Zeroes the records of the slots in bits (below nslots) of a payload of kb-byte keys. */
 void ask_clear_x8(uint8_t *pay, unsigned nslots, unsigned kb, uint32_t bits);
 
+/*
+ * The fast build's aggregator-array step alone (ask_dp.c), on the path the configuration's simd
+ * selects: the SALUs of the valid slots in bitmap of a DATA payload of task t (of its shape,
+ * length already checked), each in the copy its bit of active names. Returns the slots absorbed
+ * and sets *claimed as ask_aggregate_x8 does. What ask_process does for a first occurrence,
+ * without the checks, rings, counters and clearing around it; bench/ask-micro --arrays-only
+ * times it.
+ */
+uint32_t ask_aggregate(const struct ask_conf *c, const struct ask_task *t, uint32_t active,
+                       const uint8_t *pay, uint32_t bitmap, uint32_t *claimed);
+
 /* The pipeline's packet entry points (fast and strict builds). */
 int ask_process(struct isw_worker *w, struct rte_mbuf *m);
 int ask_process_strict(struct isw_worker *w, struct rte_mbuf *m);

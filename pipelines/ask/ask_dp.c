@@ -117,45 +117,69 @@ static inline uint32_t *aa_cell(const struct ask_conf *c, unsigned u, uint32_t r
 }
 
 /*
- * The aggregator arrays for the valid slots of a first occurrence; returns the slots absorbed.
- * Inlined once per key width, so the hash and the key compare see a constant length. The
- * counters are added once per packet: incremented in the loop, each would be a store-to-load
- * chain the slots wait on one after the other.
+ * The aggregator arrays' SALUs for the valid slots of a first occurrence, in the given active
+ * copies; returns the slots absorbed and sets *claimed to those that claimed an empty entry.
+ * Inlined once per key width, so the hash and the key compare see a constant length.
+ */
+static __rte_always_inline uint32_t aa_update(struct isw_pass *pass, const struct ask_conf *c,
+                                              const struct ask_task *t, uint32_t active,
+                                              const uint8_t *pay, uint32_t bitmap,
+                                              const unsigned kb, uint32_t *claimed)
+{
+	const unsigned rec = kb + ASK_VALUE_LEN;
+	if (pass == NULL && c->simd)
+		return ask_aggregate_x8(c, t, active, pay, bitmap, claimed);
+	uint32_t absorbed = 0, empty = 0;
+	unsigned q = 0;
+	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
+		unsigned j = (unsigned)__builtin_ctz(b), u = j % ASK_AA_UNITS;
+		/* One recirculation per further group of ASK_AA_UNITS slots, even a group without
+		 * valid slots, as a Tofino would have to. Strict mode counts an over-limit one; the
+		 * model goes on (like every pipeline here, it does not stop the packet). */
+		for (; q < j / ASK_AA_UNITS; q++)
+			isw_pass_recirculate(pass);
+		const uint8_t *s = pay + j * rec;
+		uint32_t row = ask_row(t, j, (active >> j) & 1u, ask_key_entry(s, kb, t->aa_size));
+		enum isw_kv_op op = (enum isw_kv_op)t->op;
+		enum isw_kv_res r =
+		        pass == NULL ? isw_kv_update_cell(aa_cell(c, u, row), s, kb / 4,
+		                                          ask_be32(s + kb), op)
+		                     : isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + u], row, s,
+		                                          kb / 4, ask_be32(s + kb), op);
+		absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
+		empty |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
+	}
+	*claimed = empty;
+	return absorbed;
+}
+
+uint32_t ask_aggregate(const struct ask_conf *c, const struct ask_task *t, uint32_t active,
+                       const uint8_t *pay, uint32_t bitmap, uint32_t *claimed)
+{
+	switch (t->key_bytes) {
+	case 4:
+		return aa_update(NULL, c, t, active, pay, bitmap, 4, claimed);
+	case 8:
+		return aa_update(NULL, c, t, active, pay, bitmap, 8, claimed);
+	default:
+		return aa_update(NULL, c, t, active, pay, bitmap, 16, claimed);
+	}
+}
+
+/*
+ * The aggregator arrays for the valid slots of a first occurrence, in the task's active copies,
+ * and the task's counters; returns the slots absorbed. The counters are added once per packet:
+ * incremented in the loop, each would be a store-to-load chain the slots wait on one after the
+ * other.
  */
 static __rte_always_inline uint32_t aggregate(struct isw_pass *pass, const struct ask_conf *c,
                                               const struct ask_task *t, unsigned ti,
                                               const uint8_t *pay, uint32_t bitmap,
                                               const unsigned kb, struct ask_counters *cnt)
 {
-	const unsigned rec = kb + ASK_VALUE_LEN;
 	uint32_t active = isw_salu_read(pass, ask_regs[ASK_REG_ACTIVE], ti);
-	uint32_t absorbed = 0, claimed = 0;
-	if (pass == NULL && c->simd) {
-		absorbed = ask_aggregate_x8(c, t, active, pay, bitmap, &claimed);
-	} else {
-		unsigned q = 0;
-		for (uint32_t b = bitmap; b != 0; b &= b - 1) {
-			unsigned j = (unsigned)__builtin_ctz(b), u = j % ASK_AA_UNITS;
-			/* One recirculation per further group of ASK_AA_UNITS slots, even a group
-			 * without valid slots, as a Tofino would have to. Strict mode counts an
-			 * over-limit one; the model goes on (like every pipeline here, it does not
-			 * stop the packet). */
-			for (; q < j / ASK_AA_UNITS; q++)
-				isw_pass_recirculate(pass);
-			const uint8_t *s = pay + j * rec;
-			uint32_t row =
-			        ask_row(t, j, (active >> j) & 1u, ask_key_entry(s, kb, t->aa_size));
-			enum isw_kv_op op = (enum isw_kv_op)t->op;
-			enum isw_kv_res r =
-			        pass == NULL
-			                ? isw_kv_update_cell(aa_cell(c, u, row), s, kb / 4,
-			                                     ask_be32(s + kb), op)
-			                : isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + u], row,
-			                                     s, kb / 4, ask_be32(s + kb), op);
-			absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
-			claimed |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
-		}
-	}
+	uint32_t claimed;
+	uint32_t absorbed = aa_update(pass, c, t, active, pay, bitmap, kb, &claimed);
 	unsigned nv = (unsigned)__builtin_popcount(bitmap);
 	unsigned na = (unsigned)__builtin_popcount(absorbed);
 	unsigned nc = (unsigned)__builtin_popcount(claimed);

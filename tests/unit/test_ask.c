@@ -277,6 +277,51 @@ static void test_claim_combine_collision(void **state)
 	assert_int_equal(k->pkts, 3);
 }
 
+/*
+ * ask_aggregate, the aggregator arrays' step alone (what bench/ask-micro --arrays-only times), on
+ * each path this CPU has: claim, combine and collision in the copy each slot's bit of active
+ * names, and nothing else of the pipeline (the payload and the counters stay as they were).
+ */
+static void test_aggregate_alone(void **state)
+{
+	(void)state;
+	static const char *const paths[] = {"scalar", "avx512"};
+	for (unsigned p = 0; p < RTE_DIM(paths) && (p == 0 || ask_simd_supported()); p++) {
+		char line[64];
+		snprintf(line, sizeof(line), "ask config set data-path %s", paths[p]);
+		isw_unit_down(w, &out);
+		w = isw_unit_up(config, RTE_DIM(config), &out);
+		run(line, 1);
+		const struct ask_conf *c = ask_conf_cur;
+		const struct ask_task *t = task(1);
+		const unsigned rec = ask_rec_len(8);
+		uint64_t a = 100, b = same_entry(1, a);
+		uint8_t pay[4 * 12], before[sizeof(pay)];
+		memset(pay, 0, sizeof(pay));
+		key_bytes(pay, a, 8);
+		ask_put32(pay + 8, 5);
+		key_bytes(pay + rec, 200, 8);
+		ask_put32(pay + rec + 8, 7);
+		memcpy(before, pay, sizeof(pay));
+		uint32_t claimed = 0xFF, v;
+		assert_int_equal(ask_aggregate(c, t, 0, pay, 0x3, &claimed), 0x3);
+		assert_int_equal(claimed, 0x3);
+		/* Slot 0 combines in copy 0; slot 1, in copy 1, claims there. */
+		assert_int_equal(ask_aggregate(c, t, 0x2, pay, 0x3, &claimed), 0x3);
+		assert_int_equal(claimed, 0x2);
+		assert_true(entry(1, 0, 0, a, &v) && v == 10);
+		assert_true(entry(1, 1, 0, 200, &v) && v == 7);
+		assert_true(entry(1, 1, 1, 200, &v) && v == 7);
+		assert_memory_equal(pay, before, sizeof(pay));
+		/* b collides with a: left, the entry unchanged. */
+		key_bytes(pay, b, 8);
+		assert_int_equal(ask_aggregate(c, t, 0, pay, 0x1, &claimed), 0);
+		assert_int_equal(claimed, 0);
+		assert_true(entry(1, 0, 0, a, &v) && v == 10);
+		assert_int_equal(cnt(1)->tuples, 0);
+	}
+}
+
 /* A retransmission aggregates nothing and has exactly the slots absorbed the first time
  * cleared, even when the entry that refused a tuple has been emptied since. */
 static void test_repeat_never_aggregates(void **state)
@@ -1227,6 +1272,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	        T(test_claim_combine_collision),
+	        T(test_aggregate_alone),
 	        T(test_repeat_never_aggregates),
 	        T(test_ring_wrap_and_window),
 	        T(test_swap_idempotent),
