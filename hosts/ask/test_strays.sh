@@ -4,7 +4,12 @@
 #     the receiver, while a third socket sends 50 forged DATA_ACKs to the sender's port: the job
 #     must complete (every tuple ACKed) and the sender must report exactly 50 strays;
 #  2. without --ack-from, a sender that addresses the receiver as 127.0.0.2 (its ACKs then come
-#     from 127.0.0.1) must complete with no strays: the default takes ACKs from anywhere.
+#     from 127.0.0.1) must complete with no strays: the default takes ACKs from anywhere;
+#  3. ask-receiver takes SWAP_DONE and FETCH_REPLY only from --switch: a stand-in switch (a
+#     python socket) answers each FETCH of the final drain with an empty FETCH_REPLY, after a
+#     forged one from another socket of the same host (the same seq, slot and copy, carrying the
+#     record "forged" = 1000) sent first; the receiver must count every forged reply as a stray
+#     and write exactly the words sent (1000 words, each once), without "forged".
 # Window 2 keeps job 1 at about a second or more, bound by loopback round trips rather than by
 # the CPU, so the forged ACKs arrive while it runs. Usage: test_strays.sh BUILD_DIR
 set -euo pipefail
@@ -87,4 +92,71 @@ start_receiver
 	{ echo "FAIL: ask-sender failed: $(cat "$T/tx")"; exit 1; }
 echo "job 2 sender: $(cat "$T/tx")"
 check "$(cat "$T/tx")" 0
-echo "PASS: 50 forged ACKs ignored and counted with --ack-from; ACKs from another address taken by default"
+kill "${pids[0]}" 2>/dev/null || true
+wait "${pids[0]}" 2>/dev/null || true
+pids=()
+
+# 3. Forged switch replies to a receiver with --switch.
+python3 - "$T/sw" <<'PY' &
+import socket, struct, sys
+HDR = ">BBHHBBIIII"
+sw = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sw.bind(("127.0.0.1", 0))
+fake = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+fake.bind(("127.0.0.1", 0))
+with open(sys.argv[1] + ".port", "w") as f:
+    f.write("%d\n" % sw.getsockname()[1])
+forged = 0
+while True:
+    b, addr = sw.recvfrom(2048)
+    if len(b) < 24:
+        continue
+    typ, _, task, ch, ns, kb, seq, sel, start, count = struct.unpack(HDR, b[:24])
+    if typ == 3:  # SWAP: done, the copy asked for now active
+        sw.sendto(struct.pack(HDR, 4, 0, task, ch, ns, kb, seq, sel, 0, 0), addr)
+    elif typ == 5:  # FETCH: a forged reply first, then the switch's own (the copy is empty)
+        rec = b"forged".ljust(kb, b"\0") + struct.pack(">I", 1000)
+        fake.sendto(struct.pack(HDR, 6, 0, task, ch, ns, kb, seq, sel, 4096, 1) + rec, addr)
+        forged += 1
+        with open(sys.argv[1] + ".forged", "w") as f:
+            f.write("%d\n" % forged)
+        sw.sendto(struct.pack(HDR, 6, 0, task, ch, ns, kb, seq, sel, 4096, 0), addr)
+PY
+pids+=($!)
+for _ in $(seq 200); do [ -s "$T/sw.port" ] && break; sleep 0.01; done
+[ -s "$T/sw.port" ] || { echo "FAIL: the stand-in switch did not start"; exit 1; }
+swport=$(cat "$T/sw.port")
+head -1000 "$T/words" >"$T/words3"
+for _ in $(seq 20); do
+	port=$((20000 + RANDOM % 12000))
+	[ "$port" != "$swport" ] || continue
+	"$B/ask-receiver" --switch "127.0.0.1:$swport" --listen "$port" --linger-ms 100 \
+		--out "$T/table" --json >"$T/rx" 2>"$T/rx.err" &
+	rpid=$!
+	for _ in $(seq 100); do
+		ss -Hlun "sport = :$port" | grep -q . && break
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.01
+	done
+	ss -Hlun "sport = :$port" | grep -q . && break
+	kill "$rpid" 2>/dev/null || true
+	wait "$rpid" 2>/dev/null || true
+	rpid=""
+done
+[ -n "${rpid:-}" ] || { echo "FAIL: no receiver could listen"; exit 1; }
+"$B/ask-sender" --receiver "127.0.0.1:$port" --words "$T/words3" --json >"$T/tx" ||
+	{ echo "FAIL: ask-sender failed: $(cat "$T/tx")"; exit 1; }
+wait "$rpid" || { echo "FAIL: ask-receiver failed: $(cat "$T/rx" "$T/rx.err")"; exit 1; }
+echo "job 3 receiver: $(cat "$T/rx")"
+python3 - "$T/rx" "$T/sw.forged" "$T/table" "$T/words3" <<'PY'
+import json, sys
+rx = json.load(open(sys.argv[1]))
+forged = int(open(sys.argv[2]).read())
+assert forged >= 16, "only %d FETCHes reached the stand-in switch" % forged
+assert rx["strays"] == forged, "strays %d, forged replies %d" % (rx["strays"], forged)
+table = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[3]))
+want = {w.strip(): "1" for w in open(sys.argv[4])}
+assert "forged" not in table, "the forged record is in the table"
+assert table == want, "the table is not the words sent (%d rows, %d words)" % (len(table), len(want))
+PY
+echo "PASS: 50 forged ACKs ignored and counted with --ack-from; ACKs from another address taken by default; forged FETCH_REPLYs ignored and counted by the receiver"
