@@ -227,6 +227,36 @@ ISW_CMD_REGISTER(atp_app_add, "atp app add",
                  "register app APP: N workers behind PORTS, parameter server(s) per PSIndex",
                  cmd_app_add)
 
+/* Registers app a again in index slot (undoing a delete not yet carried out). */
+static void app_put(unsigned slot, const struct atp_app *a)
+{
+	master->apps[slot] = *a;
+	master->index[a->id] = (uint8_t)slot;
+}
+
+/* Frees the aggregators app id holds (workers paused); returns how many. */
+static uint32_t app_release(uint32_t id)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < master->pool; i++) {
+		if (isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) >> 16 != id)
+			continue;
+		isw_reg_set(atp_regs[ATP_REG_OWNER], i, 0, 0);
+		isw_reg_set(atp_regs[ATP_REG_BITMAP], i, 0, 0);
+		isw_reg_set(atp_regs[ATP_REG_COUNT], i, 0, 0);
+		isw_reg_set(atp_regs[ATP_REG_ECN], i, 0, 0);
+		for (unsigned k = 0; k < ATP_VALUES; k++)
+			isw_reg_set(atp_regs[ATP_REG_VALUES], i, k, 0);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Unregisters the app first (published: from then on its frames are atp-app drops and none can
+ * claim or free an aggregator), then, with the workers paused, frees what it still holds. If the
+ * workers do not pause, the app is registered again and nothing has changed.
+ */
 static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id;
@@ -238,16 +268,32 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 	memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
 	master->index[id] = 0;
 	if (publish() < 0) {
-		master->apps[slot] = old;
-		master->index[id] = (uint8_t)slot;
+		app_put(slot, &old);
 		return isw_cmd_err(c, ENOMEM, "no memory");
 	}
+	if (isw_dp_pause() < 0) {
+		app_put(slot, &old);
+		if (publish() < 0) { /* it stays deleted, as the workers see it */
+			memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
+			master->index[id] = 0;
+			isw_mc_destroy(old.group);
+			return isw_cmd_err(c, ETIMEDOUT,
+			                   "workers did not pause and no memory to register app %u "
+			                   "again: it is deleted, its aggregators still held (atp "
+			                   "pool resize frees them)",
+			                   id);
+		}
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+	}
+	uint32_t freed = app_release(id);
+	isw_dp_resume();
 	isw_mc_destroy(old.group);
+	isw_json_u64(c->out, "app", id);
+	isw_json_u64(c->out, "aggregators_freed", freed);
 	return 0;
 }
 ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
-                 "unregister an app (aggregators it still holds stay held until a pool resize)",
-                 cmd_app_del)
+                 "unregister an app and free the aggregators it holds", cmd_app_del)
 
 static void app_counters(unsigned slot, struct atp_counters *t)
 {

@@ -430,6 +430,41 @@ static void test_strict_one_access(void **state)
 	assert_int_equal(w->pass.multi_access, 0);
 }
 
+/* `atp app del` frees the aggregators the app holds, and only those: after it, the app added
+ * again claims its old aggregator afresh instead of colliding with its own stale hold. */
+static void test_app_del_frees_aggregators(void **state)
+{
+	(void)state;
+	struct fr a = {.app = 1, .seq = 7, .agtr = 5, .nw = 3, .id = 0, .base = 10};
+	struct fr b = {.app = 2, .seq = 1, .agtr = 6, .nw = 2, .id = 0, .base = 20};
+	feed(&a, 0);
+	feed(&b, 2);
+	run("atp pool show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":2,"));
+	run("atp app del 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"aggregators_freed\":1"));
+	run("atp pool show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":1,"));
+	run("atp agtr show 5", 1);
+	const char *j = isw_json_str(&out);
+	assert_non_null(strstr(j, "\"held\":false"));
+	assert_non_null(strstr(j, "\"bitmap\":\"0x00000000\""));
+	assert_non_null(strstr(j, "\"values\":[0,0,0,"));
+	run("atp agtr show 6", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":true,\"app\":2,"));
+	/* Added again: seq 8 claims aggregator 5 and aggregates from scratch. */
+	run("atp app add 1 workers 3 ports 0,1 ps 3", 1);
+	a.seq = 8;
+	for (uint8_t id = 0; id < 3; id++) {
+		a.id = id;
+		feed(&a, 0);
+	}
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 3, 30);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 7);
+	assert_int_equal(atp_counters[0][1].collisions, 0);
+}
+
 static void test_commands_refuse_cleanly(void **state)
 {
 	(void)state;
@@ -456,12 +491,13 @@ int main(void)
 		return 1;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-	        T(test_claim_aggregate_complete), T(test_duplicate_incomplete_dropped),
-	        T(test_collision_and_ack),        T(test_ack_from_wrong_port),
-	        T(test_resend_owned_flushes),     T(test_resend_not_owned_never_claims),
-	        T(test_overflow_untouched),       T(test_checks),
-	        T(test_saturation_sticky_rails),  T(test_ecn_carry),
-	        T(test_strict_one_access),        T(test_commands_refuse_cleanly),
+	        T(test_claim_aggregate_complete),  T(test_duplicate_incomplete_dropped),
+	        T(test_collision_and_ack),         T(test_ack_from_wrong_port),
+	        T(test_resend_owned_flushes),      T(test_resend_not_owned_never_claims),
+	        T(test_overflow_untouched),        T(test_checks),
+	        T(test_saturation_sticky_rails),   T(test_ecn_carry),
+	        T(test_strict_one_access),         T(test_commands_refuse_cleanly),
+	        T(test_app_del_frees_aggregators),
 	};
 	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
 	rte_eal_cleanup();
