@@ -14,6 +14,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "arp.h"
 #include "ask.h"
@@ -129,6 +130,17 @@ static __rte_always_inline uint32_t aa_update(struct isw_pass *pass, const struc
 	const unsigned rec = kb + ASK_VALUE_LEN;
 	if (pass == NULL && c->simd)
 		return ask_aggregate_x8(c, t, active, pay, bitmap, claimed);
+	/* Every valid slot's row first, its entry prefetched in the fast build, then the SALUs:
+	 * the entries' cache misses overlap instead of each slot's waiting for the one before
+	 * (bench/README.md). */
+	uint32_t row[ASK_SLOTS_MAX];
+	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
+		unsigned j = (unsigned)__builtin_ctz(b);
+		row[j] = ask_row(t, j, (active >> j) & 1u,
+		                 ask_key_entry(pay + j * rec, kb, t->aa_size));
+		if (pass == NULL)
+			rte_prefetch0(aa_cell(c, j % ASK_AA_UNITS, row[j]));
+	}
 	uint32_t absorbed = 0, empty = 0;
 	unsigned q = 0;
 	for (uint32_t b = bitmap; b != 0; b &= b - 1) {
@@ -139,13 +151,12 @@ static __rte_always_inline uint32_t aa_update(struct isw_pass *pass, const struc
 		for (; q < j / ASK_AA_UNITS; q++)
 			isw_pass_recirculate(pass);
 		const uint8_t *s = pay + j * rec;
-		uint32_t row = ask_row(t, j, (active >> j) & 1u, ask_key_entry(s, kb, t->aa_size));
 		enum isw_kv_op op = (enum isw_kv_op)t->op;
 		enum isw_kv_res r =
-		        pass == NULL ? isw_kv_update_cell(aa_cell(c, u, row), s, kb / 4,
+		        pass == NULL ? isw_kv_update_cell(aa_cell(c, u, row[j]), s, kb / 4,
 		                                          ask_be32(s + kb), op)
-		                     : isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + u], row, s,
-		                                          kb / 4, ask_be32(s + kb), op);
+		                     : isw_salu_kv_update(pass, ask_regs[ASK_REG_AA0 + u], row[j],
+		                                          s, kb / 4, ask_be32(s + kb), op);
 		absorbed |= (uint32_t)(r != ISW_KV_OTHER) << j;
 		empty |= (uint32_t)(r == ISW_KV_CLAIMED) << j;
 	}
