@@ -8,7 +8,8 @@
 #  3. ask-receiver takes SWAP_DONE and FETCH_REPLY only from --switch: a stand-in switch (a
 #     python socket) answers each FETCH of the final drain with an empty FETCH_REPLY, after a
 #     forged one from another socket of the same host (the same seq, slot and copy, carrying the
-#     record "forged" = 1000) sent first; the receiver must count every forged reply as a stray
+#     record "forged" = 1000) sent first, once per seq (not for a retry, whose forged reply could
+#     come after the receiver's report); the receiver must count every forged reply as a stray
 #     and write exactly the words sent (1000 words, each once), without "forged".
 # Window 2 keeps job 1 at about a second or more, bound by loopback round trips rather than by
 # the CPU, so the forged ACKs arrive while it runs. Usage: test_strays.sh BUILD_DIR
@@ -28,15 +29,15 @@ trap cleanup EXIT
 
 seq 1 1000000 | sed 's/^/w/' >"$T/words"
 
-# A receiver on a free port: a random one, checked listening (it may be taken: try again).
+# An ask-receiver with these arguments on a free port ($port, pid $rpid, output $T/rx and
+# $T/rx.err): a random one, checked listening (it may be taken: try again).
 start_receiver() {
 	for _ in $(seq 20); do
 		port=$((20000 + RANDOM % 12000)) # below the ephemeral range
-		"$B/ask-receiver" --switch none --listen "$port" --window 2 --linger-ms 300 \
-			--json >"$T/rx" 2>&1 &
+		"$B/ask-receiver" "$@" --listen "$port" --json >"$T/rx" 2>"$T/rx.err" &
 		rpid=$!
 		for _ in $(seq 100); do
-			ss -Hlun "sport = :$port" | grep -q . && { pids+=("$rpid"); return 0; }
+			ss -Hlunp "sport = :$port" | grep -q "pid=$rpid," && { pids+=("$rpid"); return 0; }
 			kill -0 "$rpid" 2>/dev/null || break
 			sleep 0.01
 		done
@@ -58,7 +59,7 @@ PY
 }
 
 # 1. --ack-from the receiver, 50 forged ACKs from elsewhere.
-start_receiver
+start_receiver --switch none --window 2 --linger-ms 300
 "$B/ask-sender" --receiver "127.0.0.1:$port" --ack-from "127.0.0.1:$port" --window 2 \
 	--words "$T/words" --json >"$T/tx" &
 sender=$!
@@ -87,7 +88,7 @@ wait "${pids[0]}" 2>/dev/null || true
 pids=()
 
 # 2. The default: ACKs from another address than the one the sender addressed.
-start_receiver
+start_receiver --switch none --window 2 --linger-ms 300
 "$B/ask-sender" --receiver "127.0.0.2:$port" --window 2 --words "$T/words" --json >"$T/tx" ||
 	{ echo "FAIL: ask-sender failed: $(cat "$T/tx")"; exit 1; }
 echo "job 2 sender: $(cat "$T/tx")"
@@ -98,7 +99,7 @@ pids=()
 
 # 3. Forged switch replies to a receiver with --switch.
 python3 - "$T/sw" <<'PY' &
-import socket, struct, sys
+import os, socket, struct, sys
 HDR = ">BBHHBBIIII"
 sw = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 sw.bind(("127.0.0.1", 0))
@@ -106,7 +107,7 @@ fake = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 fake.bind(("127.0.0.1", 0))
 with open(sys.argv[1] + ".port", "w") as f:
     f.write("%d\n" % sw.getsockname()[1])
-forged = 0
+forged = set()  # FETCH seqs answered with a forged reply: once each, not again for a retry
 while True:
     b, addr = sw.recvfrom(2048)
     if len(b) < 24:
@@ -115,11 +116,13 @@ while True:
     if typ == 3:  # SWAP: done, the copy asked for now active
         sw.sendto(struct.pack(HDR, 4, 0, task, ch, ns, kb, seq, sel, 0, 0), addr)
     elif typ == 5:  # FETCH: a forged reply first, then the switch's own (the copy is empty)
-        rec = b"forged".ljust(kb, b"\0") + struct.pack(">I", 1000)
-        fake.sendto(struct.pack(HDR, 6, 0, task, ch, ns, kb, seq, sel, 4096, 1) + rec, addr)
-        forged += 1
-        with open(sys.argv[1] + ".forged", "w") as f:
-            f.write("%d\n" % forged)
+        if seq not in forged:
+            rec = b"forged".ljust(kb, b"\0") + struct.pack(">I", 1000)
+            fake.sendto(struct.pack(HDR, 6, 0, task, ch, ns, kb, seq, sel, 4096, 1) + rec, addr)
+            forged.add(seq)
+            with open(sys.argv[1] + ".tmp", "w") as f:
+                f.write("%d\n" % len(forged))
+            os.replace(sys.argv[1] + ".tmp", sys.argv[1] + ".forged")
         sw.sendto(struct.pack(HDR, 6, 0, task, ch, ns, kb, seq, sel, 4096, 0), addr)
 PY
 pids+=($!)
@@ -127,23 +130,7 @@ for _ in $(seq 200); do [ -s "$T/sw.port" ] && break; sleep 0.01; done
 [ -s "$T/sw.port" ] || { echo "FAIL: the stand-in switch did not start"; exit 1; }
 swport=$(cat "$T/sw.port")
 head -1000 "$T/words" >"$T/words3"
-for _ in $(seq 20); do
-	port=$((20000 + RANDOM % 12000))
-	[ "$port" != "$swport" ] || continue
-	"$B/ask-receiver" --switch "127.0.0.1:$swport" --listen "$port" --linger-ms 100 \
-		--out "$T/table" --json >"$T/rx" 2>"$T/rx.err" &
-	rpid=$!
-	for _ in $(seq 100); do
-		ss -Hlun "sport = :$port" | grep -q . && break
-		kill -0 "$rpid" 2>/dev/null || break
-		sleep 0.01
-	done
-	ss -Hlun "sport = :$port" | grep -q . && break
-	kill "$rpid" 2>/dev/null || true
-	wait "$rpid" 2>/dev/null || true
-	rpid=""
-done
-[ -n "${rpid:-}" ] || { echo "FAIL: no receiver could listen"; exit 1; }
+start_receiver --switch "127.0.0.1:$swport" --linger-ms 100 --out "$T/table"
 "$B/ask-sender" --receiver "127.0.0.1:$port" --words "$T/words3" --json >"$T/tx" ||
 	{ echo "FAIL: ask-sender failed: $(cat "$T/tx")"; exit 1; }
 wait "$rpid" || { echo "FAIL: ask-receiver failed: $(cat "$T/rx" "$T/rx.err")"; exit 1; }

@@ -227,13 +227,6 @@ ISW_CMD_REGISTER(atp_app_add, "atp app add",
                  "register app APP: N workers behind PORTS, parameter server(s) per PSIndex",
                  cmd_app_add)
 
-/* Registers app a again in index slot (undoing a delete not yet carried out). */
-static void app_put(unsigned slot, const struct atp_app *a)
-{
-	master->apps[slot] = *a;
-	master->index[a->id] = (uint8_t)slot;
-}
-
 /* Frees the aggregators app id holds (workers paused); returns how many. */
 static uint32_t app_release(uint32_t id)
 {
@@ -241,12 +234,8 @@ static uint32_t app_release(uint32_t id)
 	for (uint32_t i = 0; i < master->pool; i++) {
 		if (isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) >> 16 != id)
 			continue;
-		isw_reg_set(atp_regs[ATP_REG_OWNER], i, 0, 0);
-		isw_reg_set(atp_regs[ATP_REG_BITMAP], i, 0, 0);
-		isw_reg_set(atp_regs[ATP_REG_COUNT], i, 0, 0);
-		isw_reg_set(atp_regs[ATP_REG_ECN], i, 0, 0);
-		for (unsigned k = 0; k < ATP_VALUES; k++)
-			isw_reg_set(atp_regs[ATP_REG_VALUES], i, k, 0);
+		for (unsigned r = 0; r < ATP_REG_NB; r++)
+			isw_reg_clear_range(atp_regs[r], i, 1);
 		n++;
 	}
 	return n;
@@ -254,8 +243,9 @@ static uint32_t app_release(uint32_t id)
 
 /*
  * Unregisters the app first (published: from then on its frames are atp-app drops and none can
- * claim or free an aggregator), then, with the workers paused, frees what it still holds. If the
- * workers do not pause, the app is registered again and nothing has changed.
+ * claim or free an aggregator), then, with the workers paused, frees what it still holds. The
+ * order matters: a paused worker reports no quiescent state, so publishing while paused would
+ * never return. If the workers do not pause, the app is registered again and the command fails.
  */
 static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -265,25 +255,16 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 		return -EINVAL;
 	unsigned slot = master->index[id];
 	struct atp_app old = master->apps[slot];
+	int rc;
 	memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
 	master->index[id] = 0;
 	if (publish() < 0) {
-		app_put(slot, &old);
-		return isw_cmd_err(c, ENOMEM, "no memory");
+		rc = isw_cmd_err(c, ENOMEM, "no memory");
+		goto restore;
 	}
 	if (isw_dp_pause() < 0) {
-		app_put(slot, &old);
-		if (publish() < 0) { /* it stays deleted, as the workers see it */
-			memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
-			master->index[id] = 0;
-			isw_mc_destroy(old.group);
-			return isw_cmd_err(c, ETIMEDOUT,
-			                   "workers did not pause and no memory to register app %u "
-			                   "again: it is deleted, its aggregators still held (atp "
-			                   "pool resize frees them)",
-			                   id);
-		}
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		rc = isw_cmd_err(c, ETIMEDOUT, "workers did not pause; app %u kept", id);
+		goto restore;
 	}
 	uint32_t freed = app_release(id);
 	isw_dp_resume();
@@ -291,6 +272,21 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_u64(c->out, "app", id);
 	isw_json_u64(c->out, "aggregators_freed", freed);
 	return 0;
+
+restore:
+	master->apps[slot] = old;
+	master->index[id] = (uint8_t)slot;
+	if (rc == -ETIMEDOUT && publish() < 0) { /* it stays deleted, as the workers see it */
+		memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
+		master->index[id] = 0;
+		isw_mc_destroy(old.group);
+		return isw_cmd_err(
+		        c, ETIMEDOUT,
+		        "workers did not pause and no memory to register app %u again: it "
+		        "is deleted, its aggregators still held (atp pool resize frees them)",
+		        id);
+	}
+	return rc;
 }
 ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
                  "unregister an app and free the aggregators it holds", cmd_app_del)

@@ -286,6 +286,8 @@ static void test_aggregate_alone(void **state)
 {
 	(void)state;
 	static const char *const paths[] = {"scalar", "avx512"};
+	if (!ask_simd_supported())
+		print_message("no AVX-512 (F, DQ, BW, VL) on this CPU: the scalar path only\n");
 	for (unsigned p = 0; p < RTE_DIM(paths) && (p == 0 || ask_simd_supported()); p++) {
 		char line[64];
 		snprintf(line, sizeof(line), "ask config set data-path %s", paths[p]);
@@ -293,6 +295,7 @@ static void test_aggregate_alone(void **state)
 		w = isw_unit_up(config, RTE_DIM(config), &out);
 		run(line, 1);
 		const struct ask_conf *c = ask_conf_cur;
+		assert_int_equal(c->simd, p == 1);
 		const struct ask_task *t = task(1);
 		const unsigned rec = ask_rec_len(8);
 		uint64_t a = 100, b = same_entry(1, a);

@@ -442,7 +442,7 @@ static void test_app_del_frees_aggregators(void **state)
 	run("atp pool show", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"held\":2,"));
 	run("atp app del 1", 1);
-	assert_non_null(strstr(isw_json_str(&out), "\"aggregators_freed\":1"));
+	assert_non_null(strstr(isw_json_str(&out), "\"aggregators_freed\":1}"));
 	run("atp pool show", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"held\":1,"));
 	run("atp agtr show 5", 1);
