@@ -450,7 +450,19 @@ summarize() {
 		   cases: map(. + {ratio_to_l2: ratio($l2), ratio_to_baseline: ratio(.baseline)})}'
 }
 
-cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -1; }
+# The CPU's name, family and model, and whether it has the AVX-512 subsets (F, DQ, BW, VL) ASK's
+# vector path needs: the ratios depend on them (bench/README.md, "Why 0.5 is out of reach").
+cpu_model() {
+	local name fam model avx=no
+	name=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+	fam=$(lscpu | sed -n 's/^CPU family: *//p' | head -1)
+	model=$(lscpu | sed -n 's/^Model: *//p' | head -1)
+	if grep -qw avx512f /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo &&
+		grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
+		avx=yes
+	fi
+	echo "$name (family ${fam:-?}, model ${model:-?}; AVX-512 F/DQ/BW/VL: $avx)"
+}
 dpdk_version() { pkg-config --modversion libdpdk 2>/dev/null || echo unknown; }
 
 report() {
