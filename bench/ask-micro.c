@@ -83,9 +83,7 @@ static const struct ask_task *arrays_task(const struct ask_conf *cf, unsigned nu
 	for (unsigned i = 0; i < nuse; i++) {
 		const struct ask_hdr *h = (const struct ask_hdr *)(frames[i] + ASK_HDR_OFF);
 		if (ti == 0 || h->type != ASK_DATA || (h->flags & ASK_F_LONG) ||
-		    ask_be16(h->task) != t->id || h->nslots != t->nslots ||
-		    h->key_bytes != t->key_bytes ||
-		    (ask_be32(h->bitmap) >> (t->nslots - 1) >> 1) != 0 ||
+		    ask_be16(h->task) != t->id || !ask_shape_ok(t, h) ||
 		    frame_len[i] < ask_data_len(t->nslots, t->key_bytes)) {
 			fprintf(stderr,
 			        "ask-micro: frame %u is not a DATA frame of a registered task "

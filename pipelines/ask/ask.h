@@ -125,6 +125,14 @@ static inline unsigned ask_passes(unsigned nslots)
 	return (nslots + ASK_AA_UNITS - 1) / ASK_AA_UNITS;
 }
 
+/* Is a DATA header (not LONG) of task t's shape: its slot count and key width, and no valid
+ * slot beyond them? (Its length is checked apart: ask_data_len.) */
+static inline bool ask_shape_ok(const struct ask_task *t, const struct ask_hdr *h)
+{
+	return h->nslots == t->nslots && h->key_bytes == t->key_bytes &&
+	       (ask_be32(h->bitmap) >> (t->nslots - 1) >> 1) == 0;
+}
+
 /* Row of entry e of AA_slot's copy in the aggregator array of unit slot % ASK_AA_UNITS. */
 static inline uint32_t ask_row(const struct ask_task *t, unsigned slot, unsigned copy, uint32_t e)
 {

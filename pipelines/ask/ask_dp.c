@@ -243,8 +243,7 @@ static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m
 	bool is_long = h->flags & ASK_F_LONG;
 	uint32_t bitmap = ask_be32(h->bitmap);
 	if (!is_long) {
-		if (unlikely(h->nslots != t->nslots || h->key_bytes != t->key_bytes ||
-		             (bitmap >> (t->nslots - 1) >> 1) != 0)) {
+		if (unlikely(!ask_shape_ok(t, h))) {
 			drop(w, m, cnt, ISW_DROP_ASK_SHAPE);
 			return ISW_PKT_TAKEN;
 		}

@@ -276,17 +276,16 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 restore:
 	master->apps[slot] = old;
 	master->index[id] = (uint8_t)slot;
-	if (rc == -ETIMEDOUT && publish() < 0) { /* it stays deleted, as the workers see it */
-		memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
-		master->index[id] = 0;
-		isw_mc_destroy(old.group);
-		return isw_cmd_err(
-		        c, ETIMEDOUT,
-		        "workers did not pause and no memory to register app %u again: it "
-		        "is deleted, its aggregators still held (atp pool resize frees them)",
-		        id);
-	}
-	return rc;
+	if (rc != -ETIMEDOUT || publish() == 0)
+		return rc; /* the workers see the app as before */
+	/* No memory to register it again: it stays deleted, as the workers see it. */
+	memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
+	master->index[id] = 0;
+	isw_mc_destroy(old.group);
+	return isw_cmd_err(c, ETIMEDOUT,
+	                   "workers did not pause and no memory to register app %u again: it is "
+	                   "deleted, its aggregators still held (atp pool resize frees them)",
+	                   id);
 }
 ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
                  "unregister an app and free the aggregators it holds", cmd_app_del)
