@@ -302,7 +302,7 @@ static int member_is_us(const struct sa_config *cfg, const char *path, unsigned 
 }
 
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                        int reset, FILE *log, char *err, size_t errlen)
+                        const char *attach, int reset, FILE *log, char *err, size_t errlen)
 {
 	struct sa_local loc;
 	char cmd[256], swip[INET_ADDRSTRLEN], myip[INET_ADDRSTRLEN], mac[32];
@@ -330,8 +330,8 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 		if (rc != 0)
 			return rc < 0 ? rc : -EIO;
 	}
-	snprintf(cmd, sizeof(cmd), "syncagtr worker add %u %u mac %s ip %s port auto", session,
-	         cfg->rank, mac, myip);
+	snprintf(cmd, sizeof(cmd), "syncagtr worker add %u %u mac %s ip %s port %s", session,
+	         cfg->rank, mac, myip, attach);
 	rc = ctl_run(ctl_path, cmd, log, err, errlen);
 	if (rc == 1)
 		rc = member_is_us(cfg, ctl_path, session, mac, myip, err, errlen);

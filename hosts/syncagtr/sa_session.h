@@ -6,7 +6,7 @@
  *
  *   syncagtr session add ID ip SWITCH_IP workers N slots S
  *   syncagtr session reset ID                                 (rank 0 with reset only)
- *   syncagtr worker add ID RANK mac MAC ip IP port auto
+ *   syncagtr worker add ID RANK mac MAC ip IP port PORT|l2|auto
  *
  * The switch answers an identical repeat of an add with ok. An add refused because something
  * "exists" is still accepted when `syncagtr session show ID` proves it compatible: the session
@@ -40,17 +40,21 @@ int sa_ctl_command(const char *path, const char *cmd, char *reply, size_t replyl
 
 /*
  * Registers the worker described by cfg in session `session` (1..64): session add (asking for
- * sa_config_slots(cfg) slots), optional reset (rank 0 only), worker add with port auto.
- * Progress lines go to log (may be NULL). Returns 0 or -errno with a message in err.
+ * sa_config_slots(cfg) slots), optional reset (rank 0 only), worker add with `port ATTACH`:
+ * the switch port this host is behind, "l2" (the switch reads it from the static l2 entry of
+ * this host's MAC) or "auto" (learned from the first packets, which loses their results: only
+ * for clients that resend). Progress lines go to log (may be NULL). Returns 0 or -errno with a
+ * message in err.
  */
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                        int reset, FILE *log, char *err, size_t errlen);
+                        const char *attach, int reset, FILE *log, char *err, size_t errlen);
 
 /*
- * Waits (at most timeout_ms) until `syncagtr session show` gives every one of the session's
- * workers a port: members registered with "port auto" get one from their first packet, and
- * until then the switch multicasts results to nobody there. 0 once all have one (or the reply
- * does not say), -ETIMEDOUT, or -errno.
+ * Waits (at most timeout_ms) until `syncagtr session show` lists every one of the session's
+ * workers, each with a port: the workers' rendezvous before their first packet, so that none
+ * waits at the switch for one that has not started. Members registered with "port auto" get a
+ * port only from their first packet; until then the switch multicasts results to nobody there.
+ * 0 once all have one (or the reply does not say), -ETIMEDOUT, or -errno.
  */
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                           unsigned timeout_ms);

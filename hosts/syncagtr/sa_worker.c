@@ -32,6 +32,15 @@
 #define BATCH   64u   /* datagrams per sendmmsg / recvmmsg */
 #define RXBUF   2048u /* larger than any valid result, so oversized ones show as bad */
 #define SOCKBUF (4 << 20)
+/*
+ * Least first timeout of a packet of a job's first window (and of every start-barrier packet).
+ * Its answer waits for the slowest worker to reach the job, which on a loaded host or without a
+ * rendezvous is not a network round trip: a resend before the others are there is only a drop at
+ * the switch. SwitchML's client gives its first batch W x 10 ms for the same reason.
+ */
+#define FIRST_RTO_NS (250ull * 1000000ull)
+/* How long the first packet may wait for the kernel to resolve the switch's MAC. */
+#define NEIGH_WAIT_MS 1000u
 
 struct sa_win {
 	uint64_t k;        /* packet in flight (or waiting out the guard) at this position */
@@ -74,6 +83,7 @@ struct sa_thread {
 struct sa_worker {
 	struct sa_config cfg;
 	unsigned job;
+	atomic_int neigh_wait; /* the switch's MAC is not resolved yet: thread 0 sends one first */
 	struct sa_thread *th;
 	atomic_int abort;
 	atomic_uint finished;
@@ -119,6 +129,24 @@ static void sock_bufs(int fd)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) < 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+}
+
+/* 1 if /proc/net/arp (this network namespace's) has a complete entry for ip. */
+static int neigh_complete(struct in_addr ip)
+{
+	char line[256], want[INET_ADDRSTRLEN], addr[64];
+	unsigned flags;
+	int found = 0;
+	FILE *f = fopen("/proc/net/arp", "re");
+
+	if (!f)
+		return 1; /* nothing to wait on: let the timeouts deal with it */
+	inet_ntop(AF_INET, &ip, want, sizeof(want));
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s %*s %x", addr, &flags) == 2 && strcmp(addr, want) == 0 &&
+		        (flags & 0x2); /* ATF_COM */
+	fclose(f);
+	return found;
 }
 
 static int thread_open(struct sa_worker *w, struct sa_thread *t)
@@ -169,6 +197,7 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 	if (!w)
 		goto nomem;
 	w->cfg = *cfg;
+	atomic_init(&w->neigh_wait, !neigh_complete(cfg->switch_ip));
 	pthread_mutex_init(&w->errlock, NULL);
 	w->th = calloc(cfg->threads, sizeof(*w->th));
 	if (!w->th)
@@ -297,12 +326,16 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
  * cap. A round trip here includes waiting for the slowest worker, and on a loaded host it can be
  * far longer than the network's: a fixed timeout would resend much that is not lost.
  */
-static uint64_t thread_rto(const struct sa_thread *t)
+static uint64_t thread_rto(const struct sa_thread *t, uint64_t k)
 {
 	const struct sa_config *c = &t->w->cfg;
 	uint64_t lo = (uint64_t)c->timeout_ms * 1000000ull,
 	         hi = (uint64_t)c->timeout_max_ms * 1000000ull;
-	uint64_t rto = t->srtt ? t->srtt + 4 * t->rttvar : lo;
+	uint64_t rto;
+
+	if ((t->barrier || k < c->window) && lo < FIRST_RTO_NS)
+		lo = FIRST_RTO_NS;
+	rto = t->srtt ? t->srtt + 4 * t->rttvar : lo;
 
 	return rto < lo ? lo : rto > hi ? hi : rto;
 }
@@ -333,7 +366,7 @@ static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t
 	e->k = k;
 	e->active = 1;
 	e->held = 0;
-	e->rto = thread_rto(t);
+	e->rto = thread_rto(t, k);
 	e->resent = 0;
 	e->last_tx = now;
 	set_deadline(t, e, now + e->rto);
@@ -511,15 +544,45 @@ static int give_up(struct sa_thread *t)
 	return -ETIMEDOUT;
 }
 
+/*
+ * The kernel holds at most unres_qlen (101) packets while it resolves a neighbour and drops the
+ * rest, so a first window sent before the switch's MAC is known loses most of itself. Thread 0
+ * sends its first packet alone (it waits in that queue) and the others wait until the entry is
+ * complete, at most NEIGH_WAIT_MS. Once per worker; a route through a gateway just waits it out.
+ */
+static uint64_t neigh_resolve(struct sa_thread *t, uint64_t first)
+{
+	struct sa_worker *w = t->w;
+	const struct timespec ms = {0, 1000000};
+	unsigned i;
+
+	if (!atomic_load(&w->neigh_wait))
+		return 0;
+	if (t->tid != 0) {
+		while (atomic_load(&w->neigh_wait))
+			nanosleep(&ms, NULL);
+		return 0;
+	}
+	if (first)
+		send_new(t, &t->win[win_pos(t, 0)], 0, now_ns());
+	tx_flush(t);
+	for (i = 0; i < NEIGH_WAIT_MS && !neigh_complete(w->cfg.switch_ip); i++)
+		nanosleep(&ms, NULL);
+	atomic_store(&w->neigh_wait, 0);
+	return first ? 1 : 0;
+}
+
 static int thread_loop(struct sa_thread *t)
 {
 	const struct sa_config *c = &t->w->cfg;
-	uint64_t now = now_ns(), k, first = t->total < c->window ? t->total : c->window;
+	uint64_t now, k, first = t->total < c->window ? t->total : c->window;
 	int n;
 
-	t->last_progress = now;
 	t->next_deadline = UINT64_MAX;
-	for (k = 0; k < first; k++)
+	k = neigh_resolve(t, first);
+	now = now_ns();
+	t->last_progress = now;
+	for (; k < first; k++)
 		send_new(t, &t->win[win_pos(t, k)], k, now);
 	tx_flush(t);
 	while (t->done < t->total) {

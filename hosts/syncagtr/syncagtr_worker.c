@@ -22,7 +22,8 @@ struct opts {
 	unsigned repeat, session;
 	int check, json, quiet, reset, no_barrier;
 	const char *ctl;
-	double barrier_s; /* time the start barrier took */
+	const char *attach; /* --attach: the switch port behind which this host is */
+	double barrier_s;   /* time the start barrier took */
 };
 
 static const char usage_text[] =
@@ -59,6 +60,10 @@ static const char usage_text[] =
         "                           session must agree on this\n"
         "      --ctl SOCKET         register with inswitch's control socket first\n"
         "      --session ID         session id for --ctl, 1..64 (default 1)\n"
+        "      --attach PORT|l2|auto  with --ctl, the switch port this host is behind: a\n"
+        "                           number, l2 (default: the switch's static l2 entry for\n"
+        "                           this host's MAC) or auto (learned from the first packets,\n"
+        "                           whose results are then lost and must be resent)\n"
         "      --reset              with --ctl, rank 0 clears the session's slots before it\n"
         "                           sends (safe with the start barrier: README)\n"
         "  -j, --json               print one JSON object with the figures\n"
@@ -90,6 +95,7 @@ enum {
 	O_RESET,
 	O_GUARD,
 	O_NOBARRIER,
+	O_ATTACH,
 };
 
 static const struct option longopts[] = {
@@ -114,6 +120,7 @@ static const struct option longopts[] = {
         {"reset", no_argument, NULL, O_RESET},
         {"guard-ms", required_argument, NULL, O_GUARD},
         {"no-barrier", no_argument, NULL, O_NOBARRIER},
+        {"attach", required_argument, NULL, O_ATTACH},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -210,6 +217,13 @@ static int set_option(struct opts *o, int c, const char *name, const char *arg)
 		               : bad_value(name, arg, "a number");
 	case O_CTL:
 		o->ctl = arg;
+		return 0;
+	case O_ATTACH:
+		if (strcmp(arg, "l2") && strcmp(arg, "auto") &&
+		    (!arg[0] || strspn(arg, "0123456789") != strlen(arg) ||
+		     host_parse_count(arg, 65535, &v) < 0))
+			return bad_value(name, arg, "a port number, l2 or auto");
+		o->attach = arg;
 		return 0;
 	case O_CHECK:
 		o->check = 1;
@@ -329,6 +343,46 @@ static void print_json(const struct opts *o, const struct sa_stats *s, int verif
 	printf(",\"verified\":%s}\n", !o->check ? "null" : verified ? "true" : "false");
 }
 
+/* --ctl: registers this worker (sa_session_register). */
+static int register_worker(struct opts *o, char *err, size_t errlen)
+{
+	FILE *log = o->quiet ? NULL : stderr;
+	int rc;
+
+	rc = sa_session_register(&o->cfg, o->ctl, o->session, o->attach, o->reset, log, err,
+	                         errlen);
+	if (rc < 0) {
+		if (strstr(err, "no l2 entry"))
+			snprintf(err + strlen(err), errlen - strlen(err),
+			         "; or tell the switch port with --attach PORT");
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * --ctl: the rendezvous just before the first packet. Waits until every rank is registered with
+ * a port, so that no worker's first packets wait at the switch for one that has not started.
+ */
+static int rendezvous(const struct opts *o)
+{
+	int rc;
+
+	if (!o->ctl || strcmp(o->attach, "auto") == 0)
+		return 0; /* no port before the first packet: the start barrier waits instead */
+	if (!o->quiet)
+		fprintf(stderr, "rank %u: waiting for all %u workers to register\n", o->cfg.rank,
+		        o->cfg.workers);
+	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, o->cfg.give_up_s * 1000u);
+	if (rc < 0)
+		fprintf(stderr,
+		        "syncagtr-worker: rank %u: not all %u workers of session %u registered "
+		        "within %u s%s\n",
+		        o->cfg.rank, o->cfg.workers, o->session, o->cfg.give_up_s,
+		        rc == -ETIMEDOUT ? " (--give-up-s)" : "");
+	return rc;
+}
+
 /* The untimed start barrier (sa_worker_barrier): every worker is there, every slot is clean. */
 static int barrier(struct opts *o, struct sa_worker *w)
 {
@@ -348,7 +402,8 @@ static int barrier(struct opts *o, struct sa_worker *w)
 		fprintf(stderr, "rank %u: start barrier passed in %.3f s%s\n", o->cfg.rank,
 		        st.seconds, st.stale_state ? " (after ignoring stale results)" : "");
 	o->barrier_s = st.seconds;
-	/* Every worker has sent now: wait the moment the switch takes to learn their ports. */
+	/* Every worker has sent now: "port auto" ones have a port within the moment the switch
+	 * takes to learn it. */
 	if (o->ctl && sa_session_wait_ports(&o->cfg, o->ctl, o->session, 2000) < 0 && !o->quiet)
 		fprintf(stderr, "rank %u: the switch has not learned every worker's port yet\n",
 		        o->cfg.rank);
@@ -364,7 +419,7 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 	double max_err = 0;
 	unsigned j;
 
-	if (!o->no_barrier && barrier(o, w) < 0)
+	if (rendezvous(o) < 0 || (!o->no_barrier && barrier(o, w) < 0))
 		return 1;
 	for (j = 0; j < o->repeat; j++) {
 		memset(&one, 0, sizeof(one));
@@ -402,7 +457,7 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.count = 1 << 20, .seed = 1, .repeat = 1, .session = 1};
+	struct opts o = {.count = 1 << 20, .seed = 1, .repeat = 1, .session = 1, .attach = "l2"};
 	struct sa_worker *w;
 	void *in, *out;
 	char err[512];
@@ -415,8 +470,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try 'syncagtr-worker --help'.\n");
 		return rc < 0 ? 2 : 0;
 	}
-	if (o.ctl && sa_session_register(&o.cfg, o.ctl, o.session, o.reset, o.quiet ? NULL : stderr,
-	                                 err, sizeof(err)) < 0) {
+	if (o.ctl && register_worker(&o, err, sizeof(err)) < 0) {
 		fprintf(stderr, "syncagtr-worker: session helper: %s\n", err);
 		return 1;
 	}

@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "cmd.h"
+#include "l2.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "worker.h"
@@ -91,6 +92,12 @@ static int l2_process(struct isw_worker *w, struct rte_mbuf *m)
 }
 
 /* ---- control ---- */
+
+int isw_l2_port_of(const uint8_t mac[6])
+{
+	int port = table ? lookup(table, mac_u64(mac)) : -1;
+	return port < 0 ? -ENOENT : port;
+}
 
 static struct l2_table *table_build(const struct l2_table *old, uint32_t n_max)
 {

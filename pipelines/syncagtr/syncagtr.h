@@ -46,12 +46,20 @@ enum sa_reg {
 	SA_REG_NB,
 };
 
+/* Where a worker's switch port came from (syncagtr worker add ... port PORT|l2|auto). */
+enum sa_port_from {
+	SA_PORT_GIVEN, /* a port number in the command */
+	SA_PORT_L2,    /* the static l2 entry of the worker's MAC, read at registration */
+	SA_PORT_LEARN, /* "auto": learned from its packets */
+};
+
 struct sa_member {
 	uint8_t mac[6];
 	uint16_t port; /* switch port, or SA_PORT_AUTO until learned */
 	rte_be32_t ip;
 	bool valid;
-	bool auto_port; /* registered with "port auto" */
+	bool auto_port; /* from == SA_PORT_LEARN: the data path writes its learn cell */
+	uint8_t from;   /* enum sa_port_from */
 };
 
 struct sa_session {

@@ -16,6 +16,7 @@
 #include "budget.h"
 #include "cmd.h"
 #include "dp.h"
+#include "l2/l2.h"
 #include "pipeline.h"
 #include "pre.h"
 #include "syncagtr.h"
@@ -416,6 +417,12 @@ static void session_json(struct isw_json *j, const struct sa_session *s)
 	isw_json_obj_close(j);
 }
 
+static const char *const port_from_names[] = {
+        [SA_PORT_GIVEN] = "given",
+        [SA_PORT_L2] = "l2",
+        [SA_PORT_LEARN] = "auto",
+};
+
 static void members_json(struct isw_json *j, const struct sa_session *s)
 {
 	char buf[INET_ADDRSTRLEN], mbuf[32];
@@ -433,6 +440,7 @@ static void members_json(struct isw_json *j, const struct sa_session *s)
 		else
 			isw_json_u64(j, "port", m->port);
 		isw_json_bool(j, "auto", m->auto_port);
+		isw_json_str_kv(j, "port_from", port_from_names[m->from]);
 		isw_json_obj_close(j);
 	}
 }
@@ -479,6 +487,35 @@ ISW_CMD_REGISTER(sa_session_show, "syncagtr session show", "[ID]",
                  "show sessions: switch IP, slot region, workers and their counters",
                  cmd_session_show)
 
+/*
+ * The port of a worker being registered: a number, "l2" (the static l2 entry of its MAC, so
+ * that an operator who wrote the cabling down once need not repeat it per session) or "auto".
+ */
+static int arg_worker_port(struct isw_cmd_ctx *c, const char *s, const uint8_t mac[6],
+                           uint16_t *port, uint8_t *from)
+{
+	char buf[32];
+	*port = SA_PORT_AUTO;
+	if (strcmp(s, "auto") == 0) {
+		*from = SA_PORT_LEARN;
+		return 0;
+	}
+	if (strcmp(s, "l2") == 0) {
+		int p = isw_l2_port_of(mac);
+		if (p < 0)
+			return isw_cmd_err(
+			        c, ENOENT,
+			        "port l2: %s has no l2 entry ('l2 add %s PORT' first, or "
+			        "give the port)",
+			        isw_fmt_mac(mac, buf), buf);
+		*port = (uint16_t)p;
+		*from = SA_PORT_L2;
+		return 0;
+	}
+	*from = SA_PORT_GIVEN;
+	return isw_arg_port(c, s, port);
+}
+
 static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id, rank;
@@ -494,11 +531,11 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	    isw_arg_kv(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
 	    isw_arg_mac(c, kv[0].val, "mac", mac) < 0 || isw_arg_ipv4(c, kv[1].val, "ip", &ip) < 0)
 		return -EINVAL;
-	bool auto_port = strcmp(kv[2].val, "auto") == 0;
-	if (!auto_port && isw_arg_port(c, kv[2].val, &port) < 0)
-		return -EINVAL;
 	if (mac[0] & 1)
 		return isw_cmd_err(c, EINVAL, "a worker MAC must be a unicast address");
+	uint8_t from;
+	if (arg_worker_port(c, kv[2].val, mac, &port, &from) < 0)
+		return -EINVAL;
 	for (unsigned r = 0; r < SA_WORKERS_MAX; r++) {
 		const struct sa_member *m = &s->w[r];
 		if (!m->valid || r == rank || memcmp(m->mac, mac, 6) != 0 || m->ip != ip)
@@ -509,8 +546,8 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	struct sa_member *m = &s->w[rank];
 	if (m->valid) {
 		/* A worker registering itself again with the same addresses is not an error. */
-		if (memcmp(m->mac, mac, 6) == 0 && m->ip == ip && m->auto_port == auto_port &&
-		    (auto_port || m->port == port)) {
+		if (memcmp(m->mac, mac, 6) == 0 && m->ip == ip && m->from == from &&
+		    (from == SA_PORT_LEARN || m->port == port)) {
 			isw_json_bool(c->out, "exists", true);
 			return 0;
 		}
@@ -518,20 +555,24 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		                   rank, id);
 	}
 	struct sa_member old = *m;
-	*m = (struct sa_member){.port = port, .ip = ip, .valid = true, .auto_port = auto_port};
+	*m = (struct sa_member){.port = port,
+	                        .ip = ip,
+	                        .valid = true,
+	                        .auto_port = from == SA_PORT_LEARN,
+	                        .from = from};
 	memcpy(m->mac, mac, 6);
 	int rc = group_update(s);
 	if (rc < 0 || publish() < 0) {
 		*m = old;
 		group_update(s);
 		return isw_cmd_err(c, rc == -ENODEV ? ENODEV : ENOMEM,
-		                   rc == -ENODEV ? "port %s does not exist" : "no memory",
-		                   kv[2].val);
+		                   rc == -ENODEV ? "port %u does not exist" : "no memory", port);
 	}
 	return 0;
 }
-ISW_CMD_REGISTER(sa_worker_add, "syncagtr worker add", "ID RANK mac MAC ip IP port PORT|auto",
-                 "register worker RANK of session ID; port auto learns it from its packets",
+ISW_CMD_REGISTER(sa_worker_add, "syncagtr worker add", "ID RANK mac MAC ip IP port PORT|l2|auto",
+                 "register worker RANK of session ID; port l2 takes its MAC's l2 entry, auto "
+                 "learns it from its packets",
                  cmd_worker_add)
 
 static int cmd_worker_del(struct isw_cmd_ctx *c, int argc, char **argv)

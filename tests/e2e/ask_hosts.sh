@@ -54,9 +54,7 @@ counters() {
 isw_topo_create 5
 isw_switch_start "$build" --pipeline ask || isw_fail "inswitch did not start"
 isw_ctl ask config set ip $ASK_IP >/dev/null
-for i in 1 2 3 4 5; do
-	isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
-done
+isw_l2_static || isw_fail "l2 add"
 isw_wait_path 1 $RX_IP || isw_fail "no path from h1 to the receiver"
 
 # wc NAME [ask-wordcount options]: one WordCount job over the corpus; prints its summary.
@@ -156,9 +154,7 @@ if [[ $cases == *d* ]]; then
 	# 16 slots are two passes over the 8 aggregator arrays: one recirculation.
 	isw_ctl pipeline strict on recirc-limit 1 >/dev/null
 	isw_ctl ask config set ip $ASK_IP >/dev/null
-	for i in 1 2 3 4 5; do
-		isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
-	done
+	isw_l2_static || isw_fail "d: l2 add"
 	isw_wait_path 1 $RX_IP || isw_fail "d: no path from h1 to the receiver"
 	task 16 16 2048 64
 	wc d --swap-threshold 2000

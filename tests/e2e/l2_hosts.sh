@@ -19,9 +19,7 @@ isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.2 || isw_fail "h1 cannot ping h2"
 isw_ns 2 ping -c 3 -i 0.2 -W 2 10.99.0.3 || isw_fail "h2 cannot ping h3"
 
 # Static entries: known unicast goes out of one port only.
-for i in 1 2 3; do
-	isw_ctl l2 add "02:00:00:00:00:0$i" $((i - 1)) >/dev/null
-done
+isw_l2_static || isw_fail "l2 add"
 isw_ctl l2 flood unknown off >/dev/null
 isw_ns 1 ping -c 3 -i 0.2 -W 2 10.99.0.3 || isw_fail "h1 cannot ping h3 with static entries"
 

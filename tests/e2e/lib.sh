@@ -7,6 +7,9 @@
 #                         AF_XDP is unavailable, saying so); ARGS go after the daemon's "--"
 #   isw_wait_path I IP    wait until host I reaches IP through the switch
 #   isw_tcp_transfer F T M send M MiB over TCP from host F to host T, check, print seconds
+#   isw_l2_static         tell the switch the cabling: a static l2 entry per host (its MAC on
+#                         its port), as an operator would; SyncAgtr workers then register with
+#                         "port l2" and are in their session's group before their first packet
 #   isw_ctl ARGS          run inswitch-ctl against it
 #   isw_ns I CMD...       run CMD in host I's namespace
 #   isw_cleanup           stop the switch and delete everything (installed as an EXIT trap)
@@ -112,6 +115,13 @@ isw_tcp_transfer() {
 
 isw_ctl() {
 	"$ISW_BUILD/inswitch-ctl" -s "$ISW_CTL_SOCK" "$@"
+}
+
+isw_l2_static() {
+	local i
+	for ((i = 1; i <= ISW_HOSTS; i++)); do
+		isw_ctl l2 add "$(printf '02:00:00:00:00:%02x' "$i")" $((i - 1)) >/dev/null || return 1
+	done
 }
 
 # Fails the test: the message, then the end of the switch's log.

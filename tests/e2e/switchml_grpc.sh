@@ -8,9 +8,13 @@
 #   * every rank got root's 64-bit value, no Broadcast/Barrier returned before its round's last
 #     call, UdpSession answered the job id, the switch MAC and the switch IP as integers;
 #   * inswitch-ctl --json: session 1 was re-created (a stale one is replaced) with the switch IP,
-#     3 workers, the slots asked for and exactly the second job's MACs/IPs; session 2 untouched;
+#     3 workers, the slots asked for and exactly the second job's MACs/IPs, each on its port
+#     from the start (job 0's MACs come from a SwitchML ports.yaml given to --ports, job 1's
+#     from l2 entries the operator added); session 2 untouched;
+#   * a ports file with a bad entry stops the shim, naming the entry;
 #   * errors reach the caller: RdmaSession UNIMPLEMENTED, bad rank and malformed requests
-#     INVALID_ARGUMENT, an inswitch refusal with inswitch's message;
+#     INVALID_ARGUMENT, an inswitch refusal with inswitch's message, a worker behind no known
+#     port FAILED_PRECONDITION saying how to give its port;
 #   * one log line per RPC, and a clean exit on SIGTERM.
 #   switchml_grpc.sh BUILD_DIR
 set -euo pipefail
@@ -50,9 +54,10 @@ fail() {
 	exit 1
 }
 
-# ---- inswitch with one null port and the syncagtr pipeline
+# ---- inswitch with four null ports and the syncagtr pipeline
 "$build/inswitch" --no-huge -m 512 --no-pci -l 0 --no-shconf --file-prefix "isw-$ISW_TAG" \
-	--log-level='*:warning' --vdev net_null0,no-rx=1 \
+	--log-level='*:warning' --vdev net_null0,no-rx=1 --vdev net_null1,no-rx=1 \
+	--vdev net_null2,no-rx=1 --vdev net_null3,no-rx=1 \
 	-- --ctl "$ISW_CTL_SOCK" --pipeline syncagtr >"$ISW_LOG" 2>&1 &
 ISW_PID=$!
 ISW_BUILD=$build
@@ -70,9 +75,34 @@ isw_ctl syncagtr session add 1 ip 10.200.0.253 workers 5 slots 64 >/dev/null
 isw_ctl syncagtr worker add 1 4 mac 0c:42:a1:5e:99:99 ip 10.200.0.99 port auto >/dev/null
 isw_ctl syncagtr session add 2 ip 10.200.1.254 workers 2 slots 128 >/dev/null
 
+# The cabling: job 0's workers in SwitchML's own ports.yaml format (front-panel F/0 is inswitch
+# port F-1, a plain number is the inswitch port), job 1's as l2 entries the operator added.
+cat >"$ISW_TMP/ports.yaml" <<'EOF'
+ports:
+    1/0 : {speed: "100G", fec: "none", autoneg: "disable", mac: "0c:42:a1:5e:00:01"}
+    2/0 : {speed: "100G", fec: "none", autoneg: "disable", mac: "0C:42:A1:5E:00:02"}
+    3 : {mac: "0c:42:a1:5e:00:03"}
+EOF
+for r in 1 2 3; do
+	isw_ctl l2 add "0c:42:a1:5e:01:0$r" $((3 - r)) >/dev/null
+done
+
+# A bad ports file stops the shim before it serves anything, naming the entry.
+printf 'ports:\n    1/0 : {mac: "0c:42:a1:5e:00:01"}\n    7/0 : {mac: "0c:42:a1:5e:00:07"}\n' \
+	>"$ISW_TMP/bad.yaml"
+if "$py" "$src/hosts/syncagtr/switchml-controller" --listen 127.0.0.1:0 --ctl "$ISW_CTL_SOCK" \
+	--switch-ip 10.200.0.254 --ports "$ISW_TMP/bad.yaml" 2>"$ISW_TMP/bad.log"; then
+	fail "the shim started with a ports file naming port 7/0 of a 4-port switch"
+fi
+grep -q "port 7/0: inswitch port 6 does not exist (it has 4 ports)" "$ISW_TMP/bad.log" ||
+	fail "bad ports file: $(cat "$ISW_TMP/bad.log")"
+isw_ctl --json l2 show | jq -e '.entries | length == 3' >/dev/null ||
+	fail "the refused ports file left l2 entries behind"
+
 # ---- the shim, on a port it picks
 "$py" "$src/hosts/syncagtr/switchml-controller" --listen 127.0.0.1:0 --ctl "$ISW_CTL_SOCK" \
-	--session 1 --switch-ip 10.200.0.254 --slots 512 2>"$shim_log" &
+	--session 1 --switch-ip 10.200.0.254 --slots 512 --ports "$ISW_TMP/ports.yaml" \
+	2>"$shim_log" &
 shim_pid=$!
 port=""
 for ((i = 0; i < 100; i++)); do
@@ -86,9 +116,12 @@ grep -q "inswitch switch MAC 02:a1:b2:c3:d4:e5" "$shim_log" || fail "shim did no
 echo "switchml-controller listens on port $port"
 
 # ---- the SwitchML client sequence, 3 ranks, two jobs
-"$py" - "127.0.0.1:$port" <<'EOF' || fail "gRPC client checks failed"
+"$py" - "127.0.0.1:$port" "$src/tests/e2e" <<'EOF' || fail "gRPC client checks failed"
 import sys, threading, time
 import grpc
+
+sys.path.insert(0, sys.argv[2])
+from switchml_client import parse, uv, vf  # the protobuf helpers, written apart from the shim
 
 target = sys.argv[1]
 N = 3
@@ -96,47 +129,11 @@ SWITCH_MAC = 0x02A1B2C3D4E5
 SWITCH_IP = 0x0AC800FE  # 10.200.0.254
 
 
-def uv(v):
-    out = bytearray()
-    while True:
-        if v < 0x80:
-            out.append(v)
-            return bytes(out)
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-
-
-def vf(num, v):  # a varint field
-    return uv(num << 3) + uv(v)
-
-
 # Unknown fields of every wire type the shim must skip: length-delimited, fixed32, fixed64, a
 # group with a nested varint, and a large field number.
 JUNK = (uv(6 << 3 | 2) + uv(5) + b"hello" + uv(12 << 3 | 5) + b"\x01\x02\x03\x04" +
         uv(13 << 3 | 1) + b"\xff" * 8 + uv(14 << 3 | 3) + vf(1, 300) + uv(14 << 3 | 4) +
         vf(100000, 7))
-
-
-def parse(buf):
-    """A response: varint fields only, each known field at most once."""
-    out, i = {}, 0
-    while i < len(buf):
-        tag = v = shift = 0
-        for part in ("tag", "value"):
-            v = shift = 0
-            while True:
-                b = buf[i]
-                i += 1
-                v |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80:
-                    break
-            if part == "tag":
-                tag = v
-                assert tag & 7 == 0, "response field %d has wire type %d" % (tag >> 3, tag & 7)
-        assert tag >> 3 not in out, "field %d twice" % (tag >> 3)
-        out[tag >> 3] = v
-    return out
 
 
 ch = grpc.insecure_channel(target)
@@ -247,6 +244,9 @@ checks = [
     ("bad wire type", "Sync/Barrier", b"\x0f", grpc.StatusCode.INVALID_ARGUMENT, "malformed"),
     ("multicast worker MAC", "Session/UdpSession", vf(2, 1) + vf(3, N) + vf(4, 0x010000000001) +
      vf(5, 0x0AC80001), grpc.StatusCode.FAILED_PRECONDITION, "must be a unicast address"),
+    ("worker behind no known port", "Session/UdpSession", vf(2, 2) + vf(3, N) +
+     vf(4, 0x0C42A15E0909) + vf(5, 0x0AC80009), grpc.StatusCode.FAILED_PRECONDITION,
+     "0c:42:a1:5e:09:09 (rank 2) is behind no known switch port: list it in --ports FILE"),
 ]
 for what, m, body, want, text in checks:
     code, details = code_of(m, body)
@@ -260,9 +260,14 @@ echo "$show" | jq -e '.ok' >/dev/null || fail "session show failed: $show"
 s1=$(echo "$show" | jq -c '[.sessions[] | select(.session == 1) | {ip, workers, registered, slots}]')
 [ "$s1" = '[{"ip":"10.200.0.254","workers":3,"registered":3,"slots":512}]' ] ||
 	fail "session 1 is $s1"
-m1=$(echo "$show" | jq -c '[.members[] | select(.session == 1) | [.rank, .mac, .ip, .auto]]')
-want='[[0,"0c:42:a1:5e:01:01","10.200.0.11",true],[1,"0c:42:a1:5e:01:02","10.200.0.12",true],[2,"0c:42:a1:5e:01:03","10.200.0.13",true]]'
+m1=$(echo "$show" | jq -c '[.members[] | select(.session == 1) | [.rank, .mac, .ip, .port, .port_from]]')
+want='[[0,"0c:42:a1:5e:01:01","10.200.0.11",2,"l2"],[1,"0c:42:a1:5e:01:02","10.200.0.12",1,"l2"],[2,"0c:42:a1:5e:01:03","10.200.0.13",0,"l2"]]'
 [ "$m1" = "$want" ] || fail "session 1 members are $m1, want $want"
+l2=$(isw_ctl --json l2 show | jq -c '[.entries[] | [.mac, .port]] | sort')
+want='[["0c:42:a1:5e:00:01",0],["0c:42:a1:5e:00:02",1],["0c:42:a1:5e:00:03",3],["0c:42:a1:5e:01:01",2],["0c:42:a1:5e:01:02",1],["0c:42:a1:5e:01:03",0]]'
+[ "$l2" = "$want" ] || fail "l2 entries are $l2, want $want"
+grep -q "ports.yaml: 3 ports: 0=0c:42:a1:5e:00:01, 1=0c:42:a1:5e:00:02, 3=0c:42:a1:5e:00:03" \
+	"$shim_log" || fail "the shim did not log the ports it installed"
 s2=$(echo "$show" | jq -c '[.sessions[] | select(.session == 2) | {ip, workers, slots}]')
 [ "$s2" = '[{"ip":"10.200.1.254","workers":2,"slots":128}]' ] || fail "session 2 is $s2"
 [ "$(echo "$show" | jq -r .switch_mac)" = 02:a1:b2:c3:d4:e5 ] || fail "the switch MAC changed"
@@ -273,7 +278,7 @@ echo "inswitch: members  = $m1"
 # 1 UdpSession, 2 Barriers), the error checks (1 RdmaSession, 2 UdpSession, 2 Barrier)
 grep -q "Broadcast from .*CANCELLED" "$shim_log" || fail "the stale Broadcast was not withdrawn"
 grep -q "Barrier from .*CANCELLED" "$shim_log" || fail "the stale Barrier was not withdrawn"
-for what in "Broadcast 7" "UdpSession 8" "Barrier 15" "RdmaSession 1"; do
+for what in "Broadcast 7" "UdpSession 9" "Barrier 15" "RdmaSession 1"; do
 	set -- $what
 	n=$(grep -c " $1 from " "$shim_log" || true)
 	[ "$n" -eq "$2" ] || fail "$n log lines for $1, want $2"

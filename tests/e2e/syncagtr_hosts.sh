@@ -73,6 +73,9 @@ goodput() {
 isw_topo_create 5
 isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
 echo "inswitch runs on $ISW_DRIVER ports"
+# The cabling, as an operator writes it down: the workers register with "port l2" (their
+# default --attach), so each is in its session's group before its first packet.
+isw_l2_static || isw_fail "l2 add"
 # Five AF_XDP attachments reset five links: allow them twice the usual time.
 isw_wait_path 1 10.99.0.5 || isw_wait_path 1 10.99.0.5 || isw_fail "h1 never reached h5"
 
@@ -85,11 +88,24 @@ case_w() {
 	run_workers w 1 $S1 "1 2 3 4" --count 1Mi --check >/dev/null || isw_fail "warm-up allreduce"
 }
 
-# (a) int32, exact.
+# (a) int32, exact. Nothing is lost on these links, and every worker was in the session's group
+# before its first packet (port l2) and started after all had registered: from the first packet
+# of the warm-up on, neither the workers nor the switch may count a single retransmission, and
+# the switch no drop of any reason.
 case_a() {
+	local c drops retx
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
 	run_workers a 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check || isw_fail "(a) int32 allreduce"
 	echo "(a) 4 workers, 16 Mi int32: verified, goodput $(goodput a) Gbit/s"
+	c=$(isw_ctl --json syncagtr session show 1 | jq -c '.counters[0]')
+	drops=$(isw_ctl --json stats show | jq -c '[.drops[] | {(.pipeline + "/" + .reason): .count}] | add // {}')
+	retx=$(cat "$ISW_TMP"/w.*.json "$ISW_TMP"/a.*.json | jq -s 'map(.retransmits) | add')
+	echo "(a) loss-free since the switch started: workers resent $retx; switch session 1:" \
+		"$(echo "$c" | jq -c '{pkts, completions, retransmits, drop_retx_pending}'); drops $drops"
+	[ "$retx" = 0 ] || isw_fail "(a) the workers resent $retx packets on loss-free links:" \
+		"$(jq -c '{rank, retransmits, duplicates, srtt_ms, barrier_seconds}' "$ISW_TMP"/[wa].*.json)"
+	[ "$(echo "$c" | jq .retransmits)" = 0 ] || isw_fail "(a) the switch saw retransmissions"
+	[ "$drops" = "{}" ] || isw_fail "(a) the switch dropped packets: $drops"
 }
 
 # (b) float32 within the quantisation bound. A new run starts from set 0 in every slot: clear

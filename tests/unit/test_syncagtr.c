@@ -539,6 +539,42 @@ static void test_learned_port(void **state)
 	        strstr(isw_json_str(&out), "\"ip\":\"10.0.0.8\",\"port\":\"not seen yet\""));
 }
 
+/* "port l2": the port comes from the MAC's static l2 entry at registration, so the worker is in
+ * the group before its first packet and the first completion reaches it. */
+static void test_port_from_l2(void **state)
+{
+	(void)state;
+	run("syncagtr session add 3 ip 10.0.0.252 workers 2 slots 2", 1);
+	/* No entry: refused with the reason, nothing registered. */
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port l2", 0);
+	assert_non_null(strstr(isw_json_str(&out), "02:00:00:00:00:05 has no l2 entry"));
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"registered\":0"));
+	run("l2 add 02:00:00:00:00:05 3", 1);
+	run("l2 add 02:00:00:00:00:06 2", 1);
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port l2", 1);
+	run("syncagtr worker add 3 1 mac 02:00:00:00:00:06 ip 10.0.0.6 port l2", 1);
+	/* Again, identical: accepted; the same worker with a port given instead: refused. */
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port l2", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"exists\":true"));
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port 3", 0);
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"ip\":\"10.0.0.5\",\"port\":3,\"auto\":false,"
+	                                           "\"port_from\":\"l2\""));
+	/* The very first round reaches both workers, with no control-thread tick in between. */
+	struct req r = {.sw = 252, .size = 1, .pool = 0, .host = 5, .base = 1};
+	feed(&r, 3);
+	r.host = 6;
+	feed(&r, 2);
+	assert_int_equal(w->tx[3].n, 1);
+	assert_int_equal(w->tx[2].n, 1);
+	assert_int_equal(drops(ISW_DROP_NO_GROUP), 0);
+	/* The port was read once: a later l2 change does not move a registered worker. */
+	run("l2 add 02:00:00:00:00:05 1", 1);
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"ip\":\"10.0.0.5\",\"port\":3,"));
+}
+
 static struct rte_mbuf *raw(const uint8_t *f, uint16_t len, uint16_t in_port)
 {
 	struct rte_mbuf *m = isw_test_mbuf(f, len, in_port);
@@ -677,6 +713,7 @@ int main(void)
 	        T(test_malformed),
 	        T(test_two_sessions_isolated),
 	        T(test_learned_port),
+	        T(test_port_from_l2),
 	        T(test_arp_and_icmp),
 	        T(test_commands_refuse_cleanly),
 	        T(test_reset_clears_region),
