@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The demo: three hosts in network namespaces joined to inswitch by veth pairs, inswitch started
+# The demo: four hosts in network namespaces joined to inswitch by veth pairs, inswitch started
 # on them with its default configuration (AF_XDP, or AF_PACKET where AF_XDP is unavailable),
 # traffic through it (ARP, ping, a TCP transfer), SyncAgtr allreduce jobs (int32 and float32)
-# between the three hosts with their goodput and a check of the result, then an ATP job of two
+# between three hosts with their goodput and a check of the result, a model trained with
+# PyTorch DDP on all four hosts with its gradients averaged through the switch, side by side with
+# the same training over gloo (accuracy, loss, time per step), then an ATP job of two
 # apps at once (each app's workers on h1 and h2, both parameter servers on h3) with each app's
 # goodput, fallback share and check of the result, then an ASK WordCount of a real text (senders
 # on h1 and h2, the receiver on h3) with its tuples/s, absorbed fraction and check of the result,
@@ -21,8 +23,8 @@ trap isw_cleanup EXIT
 
 say() { printf '\n== %s\n' "$*"; }
 
-say "creating hosts h1, h2, h3 (namespaces, veth pairs, 10.99.0.1-3)"
-isw_topo_create 3
+say "creating hosts h1, h2, h3, h4 (namespaces, veth pairs, 10.99.0.1-4)"
+isw_topo_create 4
 say "starting inswitch on the switch-side interfaces"
 isw_switch_start "$build" || {
 	cat "$ISW_LOG"
@@ -152,6 +154,19 @@ atp_report() {
 		" to the PS (\($c.collisions) collisions, \($c.resends) resends)"' \
 		"$ISW_TMP/atp$app.1.json" "$ISW_TMP/atp$app.2.json"
 }
+
+say "Training: an MLP on the digits dataset, PyTorch DDP on h1-h4; gradients through the switch vs gloo"
+# The same job twice, same seeds and data: gradients averaged by gloo's allreduce over TCP
+# (through the switch's l2 path), then by SyncAgtr (session 2, its own switch IP) through the
+# inswitch.ddp hook. --check fails the demo unless accuracy and losses match gloo's.
+for i in 2 3 4; do
+	isw_wait_path $i 10.99.0.1
+done
+PYTHONPATH=$PWD/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so \
+	GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 hosts/python/examples/compare.py \
+	--ns "$(seq -s, -f "${ISW_TAG}h%g" 1 4)" --master 10.99.0.1 --switch-ip 10.99.0.253 \
+	--ctl "$ISW_CTL_SOCK" --epochs 20 --out "$ISW_TMP/train" --check --session 2
+isw_ctl syncagtr session show 2
 
 say "ATP: two apps at once, 4 Mi int32 per worker; workers of both apps on h1 and h2, both PSes on h3"
 # Both pipelines together exceed the tofino2 profile's stages: SyncAgtr makes way for ATP.

@@ -359,3 +359,44 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 		usleep(20000);
 	}
 }
+
+int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers, char *out,
+                        size_t len)
+{
+	char reply[16384], msg[512];
+	const char *c;
+	long reg;
+	int rc;
+
+	rc = sa_ctl_command(ctl_path, "syncagtr session show", reply, sizeof(reply));
+	if (rc < 0) {
+		snprintf(out, len, "control socket %s: %s", ctl_path, strerror(-rc));
+		return rc;
+	}
+	if (!reply_ok(reply)) {
+		reply_error(reply, msg, sizeof(msg));
+		snprintf(out, len, "the switch: %s", msg);
+		return -EIO;
+	}
+	rc = session_show(ctl_path, session, reply, sizeof(reply));
+	if (rc < 0) {
+		snprintf(out, len,
+		         "the switch has no session %u (deleted, or the switch restarted?)",
+		         session);
+		return -ENOENT;
+	}
+	reg = reply_number(reply, "registered");
+	if (reg >= 0 && reg < (long)workers) {
+		snprintf(out, len, "only %ld of the %u workers of session %u are registered", reg,
+		         workers, session);
+		return 0;
+	}
+	c = strstr(reply, "\"counters\":");
+	snprintf(out, len,
+	         "session %u has all %u workers; the switch counted %ld packets, %ld completions, "
+	         "%ld retransmissions, %ld dropped resends to incomplete slots",
+	         session, workers, c ? reply_number(c, "pkts") : -1,
+	         c ? reply_number(c, "completions") : -1, c ? reply_number(c, "retransmits") : -1,
+	         c ? reply_number(c, "drop_retx_pending") : -1);
+	return 0;
+}

@@ -59,4 +59,12 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                           unsigned timeout_ms);
 
+/*
+ * What the switch says about a session, for an error message after a job gave up: it does not
+ * exist, not every worker is registered, or its counters. 0 (or -errno when the switch could not
+ * be asked, or -ENOENT for no session) with the text in out.
+ */
+int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers, char *out,
+                        size_t len);
+
 #endif

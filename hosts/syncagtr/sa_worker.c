@@ -68,6 +68,7 @@ struct sa_thread {
 	int barrier;           /* this job is sa_worker_barrier's */
 	uint64_t end;          /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
+	uint32_t ck_sent[2], ck_got[2]; /* this job's checksums (sa_worker_checksums) */
 	struct sa_win *win;
 	struct sa_stats st;
 	_Atomic uint64_t pub_results, pub_packets, pub_retransmits;
@@ -84,9 +85,13 @@ struct sa_worker {
 	struct sa_config cfg;
 	unsigned job;
 	atomic_int neigh_wait; /* the switch's MAC is not resolved yet: thread 0 sends one first */
+	int checksums;         /* sa_worker_set_checksums */
+	uint32_t ck_sent[2], ck_got[2];
 	struct sa_thread *th;
 	atomic_int abort;
 	atomic_uint finished;
+	pthread_mutex_t donelock; /* with done: the calling thread sleeps until a thread ends */
+	pthread_cond_t done;
 	pthread_mutex_t errlock;
 	char errmsg[256];
 };
@@ -199,6 +204,8 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 	w->cfg = *cfg;
 	atomic_init(&w->neigh_wait, !neigh_complete(cfg->switch_ip));
 	pthread_mutex_init(&w->errlock, NULL);
+	pthread_mutex_init(&w->donelock, NULL);
+	pthread_cond_init(&w->done, NULL);
 	w->th = calloc(cfg->threads, sizeof(*w->th));
 	if (!w->th)
 		goto nomem;
@@ -240,6 +247,8 @@ void sa_worker_destroy(struct sa_worker *w)
 	}
 	free(w->th);
 	pthread_mutex_destroy(&w->errlock);
+	pthread_mutex_destroy(&w->donelock);
+	pthread_cond_destroy(&w->done);
 	free(w);
 }
 
@@ -286,6 +295,27 @@ static void tx_flush(struct sa_thread *t)
 		sent += (unsigned)n;
 	}
 	t->ntx = 0;
+}
+
+/*
+ * The job checksums: over the 32-bit words of a packet's values as they travel, the plain sum
+ * and the sum weighted by 2 * (position in the thread's stream) + 1, modulo 2^32. The switch adds
+ * positionally and modulo 2^32, so the weighted sums of what every worker sent add up to the
+ * weighted sum of what each worker received, if every result is the sum of that round.
+ */
+static void checksum_add(uint32_t ck[2], const uint8_t *values, uint64_t k, unsigned elems)
+{
+	uint32_t w = (uint32_t)(2 * k * elems + 1), a = ck[0], b = ck[1];
+
+	for (unsigned i = 0; i < elems; i++, w += 2) {
+		uint32_t v;
+		memcpy(&v, values + 4 * i, 4);
+		v = ntohl(v);
+		a += v;
+		b += v * w;
+	}
+	ck[0] = a;
+	ck[1] = b;
 }
 
 /* Builds packet k into the next tx slot; sends the batch when full. */
@@ -371,6 +401,9 @@ static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t
 	e->last_tx = now;
 	set_deadline(t, e, now + e->rto);
 	tx_queue(t, k);
+	if (t->w->checksums && !t->barrier)
+		checksum_add(t->ck_sent, t->txbuf[t->ntx - 1] + SA_HDR_LEN + SA_EXP_LEN, k,
+		             t->w->cfg.elems);
 }
 
 /* Sends packet k at position e now, or once the guard after its predecessor has passed. */
@@ -445,6 +478,8 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	/* First-window packets wait for the other workers to start the job: no sample. */
 	if (!e->resent && k >= c->window)
 		rtt_sample(t, now - e->last_tx);
+	if (t->w->checksums)
+		checksum_add(t->ck_got, p.values, k, c->elems);
 	deliver(t, e, &p, k);
 	t->st.results++;
 	t->done++;
@@ -615,7 +650,10 @@ static void *thread_main(void *arg)
 	publish(t);
 	if (t->err < 0)
 		atomic_store(&t->w->abort, 1);
+	pthread_mutex_lock(&t->w->donelock);
 	atomic_fetch_add(&t->w->finished, 1);
+	pthread_cond_signal(&t->w->done);
+	pthread_mutex_unlock(&t->w->donelock);
 	return NULL;
 }
 
@@ -638,6 +676,8 @@ static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_
 	t->done = 0;
 	t->err = 0;
 	t->ntx = 0;
+	memset(t->ck_sent, 0, sizeof(t->ck_sent));
+	memset(t->ck_got, 0, sizeof(t->ck_got));
 	memset(&t->st, 0, sizeof(t->st));
 	publish(t);
 	/* last_tx stays: a position is a slot, and the guard spans jobs. */
@@ -666,16 +706,19 @@ void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
 		sum->srtt_ms = a->srtt_ms;
 }
 
-/* Waits for every thread, calling progress about once a second. */
+/* Waits for every thread (woken as each ends), calling progress about once a second. */
 static void wait_threads(struct sa_worker *w, uint64_t total, sa_progress_fn progress, void *arg)
 {
-	const struct timespec tick = {0, 50 * 1000000};
 	uint64_t start = now_ns(), next = start + 1000000000ull;
 	struct sa_stats s;
+	struct timespec until;
 	unsigned i;
 
+	pthread_mutex_lock(&w->donelock);
 	while (atomic_load(&w->finished) < w->cfg.threads) {
-		nanosleep(&tick, NULL);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&w->done, &w->donelock, &until);
 		if (!progress || now_ns() < next)
 			continue;
 		next += 1000000000ull;
@@ -689,8 +732,11 @@ static void wait_threads(struct sa_worker *w, uint64_t total, sa_progress_fn pro
 			                                      memory_order_relaxed);
 		}
 		s.seconds = (double)(now_ns() - start) / 1e9;
+		pthread_mutex_unlock(&w->donelock);
 		progress(arg, s.results, total, &s);
+		pthread_mutex_lock(&w->donelock);
 	}
+	pthread_mutex_unlock(&w->donelock);
 }
 
 static int run_job(struct sa_worker *w, const void *in, void *out, size_t count, int barrier,
@@ -728,6 +774,15 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 		sa_stats_add(&sum, &w->th[i].st);
 		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
 	}
+	if (!barrier) {
+		memset(w->ck_sent, 0, sizeof(w->ck_sent));
+		memset(w->ck_got, 0, sizeof(w->ck_got));
+		for (i = 0; i < started; i++)
+			for (unsigned j = 0; j < 2; j++) {
+				w->ck_sent[j] += w->th[i].ck_sent[j];
+				w->ck_got[j] += w->th[i].ck_got[j];
+			}
+	}
 	/* The job ends when its last thread does, not when this thread noticed. */
 	end = start;
 	for (i = 0; i < started; i++)
@@ -743,6 +798,22 @@ int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t c
                         struct sa_stats *st, sa_progress_fn progress, void *arg)
 {
 	return run_job(w, in, out, count, 0, st, progress, arg);
+}
+
+void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type)
+{
+	w->cfg.type = type;
+}
+
+void sa_worker_set_checksums(struct sa_worker *w, int on)
+{
+	w->checksums = on;
+}
+
+void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[2], uint32_t got[2])
+{
+	memcpy(sent, w->ck_sent, sizeof(w->ck_sent));
+	memcpy(got, w->ck_got, sizeof(w->ck_got));
 }
 
 int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st)

@@ -192,4 +192,20 @@ int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t c
                         struct sa_stats *st, sa_progress_fn progress, void *arg);
 const char *sa_worker_error(const struct sa_worker *w);
 
+/* The element type of the jobs that follow (every worker must change it alike). */
+void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
+
+/*
+ * Result checksums. With them on, every job computes two checksums over the 32-bit words of the
+ * values it sends (first transmission of each packet) and two over those of the results it takes:
+ * their plain sum and their sum weighted by each word's position, modulo 2^32. The switch adds
+ * positionally modulo 2^32, so when every result is the sum of its round, the sum over all
+ * workers of `sent` equals every worker's `got`: allreduce `sent` (an int32 job of 2 values) and
+ * compare. A result mixing in another round, a stale slot or a corrupted word shows up as a
+ * mismatch with probability 1 - 2^-64 (or certainly, for a single corrupted word). float32
+ * jobs are checked on their quantised integers. sa_worker_checksums gives the last job's.
+ */
+void sa_worker_set_checksums(struct sa_worker *w, int on);
+void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[2], uint32_t got[2]);
+
 #endif

@@ -353,7 +353,8 @@ struct model {
 		uint8_t pkt[SA_PAYLOAD_LEN(SA_ELEMS_MAX)];
 	} late[64];
 	atomic_int stop;
-	atomic_int reset; /* set: clear every cell (a session reset) */
+	atomic_int reset;   /* set: clear every cell (a session reset) */
+	atomic_int corrupt; /* set: flip a bit in the next job result to rank 0, then clear */
 	uint64_t rnd;
 	struct model_cell cell[MODEL_SLOTS][2];
 };
@@ -421,8 +422,16 @@ static void model_packet(struct model *m, uint8_t *pkt, size_t len, uint16_t spo
 	c->count = before ? c->count - 1 : m->workers - 1;
 	if (c->count)
 		return;
-	for (r = 0; r < m->workers; r++)
+	for (r = 0; r < m->workers; r++) {
+		/* job 0 is the start barrier */
+		if (r == 0 && p.job != 0 && atomic_exchange(&m->corrupt, 0)) {
+			c->value[3] ^= 0x100;
+			model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[r] + tid));
+			c->value[3] ^= 0x100;
+			continue;
+		}
 		model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[r] + tid));
+	}
 }
 
 static uint64_t mono_us(void)
@@ -769,6 +778,56 @@ static void test_engine_late_copies(void **state)
 	job_guard_ms = 3;
 }
 
+/*
+ * The result checksums: the sum over workers of what each sent equals what each got, for int32
+ * and float32 jobs alike; a result word corrupted on its way to rank 0 breaks rank 0's equality
+ * and no one else's.
+ */
+static void test_engine_checksums(void **state)
+{
+	(void)state;
+	pthread_t mt, jt[3];
+	struct model *m = model_start(3, 64, 0, 0, 0, &mt);
+	struct job j[3];
+	enum sa_dtype types[] = {SA_INT32, SA_FLOAT32, SA_INT32};
+
+	for (unsigned r = 0; r < 3; r++) {
+		job_init(&j[r], m, r, SA_INT32, 20000, 1, 1);
+		sa_worker_set_checksums(j[r].w, 1);
+	}
+	for (unsigned round = 0; round < 3; round++) {
+		uint32_t sent[3][2], got[3][2], sum[2] = {0, 0};
+		if (round == 2)
+			atomic_store(&m->corrupt, 1);
+		for (unsigned r = 0; r < 3; r++) {
+			sa_worker_set_type(j[r].w, types[round]);
+			sa_gen(5, r, types[round], j[r].in, 0, j[r].count);
+			j[r].c.type = types[round];
+			j[r].bad_job = 0;
+			j[r].barrier = round == 0;
+			assert_int_equal(pthread_create(&jt[r], NULL, job_main, &j[r]), 0);
+		}
+		for (unsigned r = 0; r < 3; r++) {
+			pthread_join(jt[r], NULL);
+			assert_int_equal(j[r].rc, 0);
+			sa_worker_checksums(j[r].w, sent[r], got[r]);
+			sum[0] += sent[r][0];
+			sum[1] += sent[r][1];
+		}
+		assert_int_equal(atomic_load(&m->corrupt), 0);
+		for (unsigned r = 0; r < 3; r++) {
+			int match = got[r][0] == sum[0] && got[r][1] == sum[1];
+			assert_true(match == (round < 2 || r != 0));
+			/* what the checksums say is what the full check of the tensor says */
+			assert_int_equal(j[r].bad_job, match ? 0 : 1);
+		}
+		assert_true(sum[0] != 0 && sum[1] != 0);
+	}
+	for (unsigned r = 0; r < 3; r++)
+		job_fini(&j[r]);
+	model_stop(m, mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +847,7 @@ int main(void)
 	        cmocka_unit_test(test_engine_late_copies),
 	        cmocka_unit_test(test_barrier_pattern),
 	        cmocka_unit_test(test_engine_barrier_stale),
+	        cmocka_unit_test(test_engine_checksums),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

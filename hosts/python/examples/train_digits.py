@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Data-parallel training of a small MLP on the digits dataset (scikit-learn's bundled 8x8
+handwritten digits, 1797 images), one process per worker, with PyTorch's
+DistributedDataParallel. The gradients are averaged either by gloo's allreduce (TCP between the
+workers: the reference) or through inswitch (--backend syncagtr: the inswitch.ddp hook), with
+the same seeds, model, data split and order, so the two runs differ only in how gradients are
+summed.
+
+  train_digits.py --rank R --workers N --master HOST:PORT --backend gloo|syncagtr
+                  [--switch-ip IP --ctl SOCKET] [--epochs E] [--json FILE]
+
+Every worker prints its progress; rank 0 writes the run's figures (per-step loss, test
+accuracy, time per step, what went through the switch) to --json.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from sklearn.datasets import load_digits
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rank", type=int, required=True)
+    p.add_argument("--workers", type=int, required=True)
+    p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous (TCP)")
+    p.add_argument("--backend", choices=("gloo", "syncagtr"), default="syncagtr")
+    p.add_argument("--switch-ip", help="the SyncAgtr session's switch IP")
+    p.add_argument("--ctl", help="inswitch's control socket (the workers register there)")
+    p.add_argument("--session", type=int, default=1)
+    p.add_argument("--verify", action="store_true", help="check every bucket's sum end to end")
+    p.add_argument("--window", type=int, default=64, help="SyncAgtr packets in flight")
+    p.add_argument("--guard-ms", type=int, default=3, help="SyncAgtr guard (hosts README)")
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--batch", type=int, default=32, help="per worker")
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", help="rank 0 writes the run's figures here")
+    a = p.parse_args(argv)
+    if a.backend != "gloo" and not a.switch_ip:
+        p.error("--backend %s needs --switch-ip" % a.backend)
+    return a
+
+
+def data(seed):
+    """The digits, scaled to [0, 1], split 80/20 by a fixed permutation."""
+    d = load_digits()
+    x = torch.tensor(d.data / 16.0, dtype=torch.float32)
+    y = torch.tensor(d.target, dtype=torch.int64)
+    perm = np.random.RandomState(seed).permutation(len(y))
+    cut = int(0.8 * len(y))
+    return (x[perm[:cut]], y[perm[:cut]]), (x[perm[cut:]], y[perm[cut:]])
+
+
+def comm_hook(a, model):
+    """Registers the inswitch hook on the DDP model; returns its state."""
+    import inswitch
+    import inswitch.ddp
+
+    comm = inswitch.SyncAgtr(a.rank, a.workers, a.switch_ip, ctl=a.ctl, session=a.session,
+                             threads=1, window=a.window, guard_ms=a.guard_ms)
+    state = inswitch.ddp.HookState(comm, verify=a.verify)
+    model.register_comm_hook(state, inswitch.ddp.allreduce_hook)
+    return state
+
+
+def main(argv):
+    a = parse(argv)
+    torch.set_num_threads(1)
+    host, port = a.master.rsplit(":", 1)
+    dist.init_process_group("gloo", init_method="tcp://%s:%s" % (host, port), rank=a.rank,
+                            world_size=a.workers)
+    torch.manual_seed(a.seed)
+    (xtr, ytr), (xte, yte) = data(a.seed)
+    net = nn.Sequential(nn.Linear(64, a.hidden), nn.ReLU(), nn.Linear(a.hidden, 10))
+    model = DDP(net)
+    state = comm_hook(a, model) if a.backend != "gloo" else None
+    opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9)
+    lossf = nn.CrossEntropyLoss()
+    gb = a.batch * a.workers  # global batch
+    steps_per_epoch = len(ytr) // gb
+    losses = []
+    dist.barrier()
+    t0 = time.monotonic()
+    for epoch in range(a.epochs):
+        order = np.random.RandomState(a.seed * 1000 + epoch).permutation(len(ytr))
+        for s in range(steps_per_epoch):
+            idx = order[s * gb + a.rank * a.batch:s * gb + (a.rank + 1) * a.batch]
+            opt.zero_grad()
+            loss = lossf(model(xtr[idx]), ytr[idx])
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        if a.rank == 0:
+            print("epoch %d: loss %.4f" % (epoch, losses[-1]), file=sys.stderr, flush=True)
+    seconds = time.monotonic() - t0
+    with torch.no_grad():
+        acc = (net(xte).argmax(1) == yte).float().mean().item()
+    out = {"backend": a.backend, "workers": a.workers, "rank": a.rank, "epochs": a.epochs,
+           "steps": len(losses), "losses": losses, "test_accuracy": acc, "seconds": seconds,
+           "ms_per_step": 1000 * seconds / max(1, len(losses)),
+           "params": sum(p.numel() for p in net.parameters())}
+    if state is not None:
+        out["hook_calls"] = state.calls
+        out["hook_elements"] = state.elements
+        out["comm"] = state.comm.stats.as_dict()
+        out["comm_threads"], out["comm_window"] = 1, a.window
+    print("rank %d: %s, %d steps, test accuracy %.4f, %.2f ms/step"
+          % (a.rank, a.backend, len(losses), acc, out["ms_per_step"]), file=sys.stderr)
+    if a.json and a.rank == 0:
+        with open(a.json, "w") as f:
+            json.dump(out, f)
+    dist.barrier()
+    if state is not None:
+        state.comm.close()
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

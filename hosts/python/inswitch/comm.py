@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Communicators: one worker of a job whose allreduces inswitch aggregates."""
+
+import ctypes
+import errno
+
+import numpy as np
+
+from . import _native
+from ._native import FLOAT32, INT32, lib
+
+_NP_TYPES = {np.dtype(np.int32): INT32, np.dtype(np.float32): FLOAT32}
+
+
+def _is_torch(x):
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+class _Buffer:
+    """A tensor's memory as (pointer, count, dtype), borrowed when the layout allows (an int32 or
+    float32 C-contiguous, writable numpy array; a contiguous CPU torch tensor), else a contiguous
+    copy written back by finish()."""
+
+    def __init__(self, x):
+        self.x, self.copy = x, None
+        if _is_torch(x):
+            import torch
+
+            codes = {torch.int32: INT32, torch.float32: FLOAT32}
+            if x.dtype not in codes:
+                raise TypeError("inswitch aggregates int32 and float32 tensors, not %s" % x.dtype)
+            self.dtype = codes[x.dtype]
+            t = x
+            if x.device.type != "cpu" or not x.is_contiguous():
+                t = self.copy = x.detach().to("cpu").contiguous()
+            self.ptr, self.count = t.data_ptr(), t.numel()
+            return
+        if not isinstance(x, np.ndarray):
+            raise TypeError("allreduce takes a numpy array or a torch tensor, not %s"
+                            % type(x).__name__)
+        if x.dtype not in _NP_TYPES:
+            raise TypeError("inswitch aggregates int32 and float32 arrays, not %s" % x.dtype)
+        if not x.flags.writeable:
+            raise ValueError("the array is read-only: allreduce writes the sum into it")
+        self.dtype = _NP_TYPES[x.dtype]
+        a = x
+        if not (x.flags.c_contiguous and x.dtype.isnative):
+            a = self.copy = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("="))
+        self.ptr, self.count = a.ctypes.data, a.size
+
+    @property
+    def borrowed(self):
+        return self.copy is None
+
+    def finish(self):
+        if self.copy is None:
+            return
+        if _is_torch(self.x):
+            with __import__("torch").no_grad():
+                self.x.copy_(self.copy)
+        else:
+            self.x[...] = self.copy
+
+
+class SyncAgtr:
+    """One worker of a SyncAgtr (SwitchML protocol) session.
+
+    Opening it registers the worker with the switch (with ctl, its control socket), waits until
+    every worker of the session is there and runs the start barrier, so it returns when all
+    workers have opened theirs. Then allreduce() sums a tensor over the workers, in place; every
+    worker must make the same calls (same sizes, dtypes and verify) in the same order.
+
+    rank, workers: this worker (0..workers-1) and how many there are.
+    switch_ip: the session's switch IP. ctl: the switch's control socket, to register there
+    (None: the operator registered the workers). session: 1..64. attach: the switch port this
+    host is behind, "l2" (the switch's static l2 entry for this host's MAC), "auto" or a port
+    number. threads, window, elems: worker threads (one UDP socket each), packets in flight per
+    thread, values per packet (64 or 256); the session takes threads * window slots.
+    timeout_ms, give_up_s, guard_ms, worker_port, reset, barrier: as syncagtr-worker's options.
+    """
+
+    def __init__(self, rank, workers, switch_ip, *, ctl=None, session=1, attach="l2", threads=4,
+                 window=64, elems=256, timeout_ms=20, give_up_s=20, guard_ms=3,
+                 worker_port=4000, reset=False, barrier=True):
+        p = _native.SaParams()
+        p.size = ctypes.sizeof(p)
+        p.rank, p.workers, p.session = rank, workers, session
+        p.threads, p.window, p.elems = threads, window, elems
+        p.timeout_ms, p.give_up_s = timeout_ms, give_up_s
+        p.guard_ms = 0xFFFFFFFF if guard_ms == 0 else guard_ms
+        p.worker_port, p.reset, p.no_barrier = worker_port, int(reset), int(not barrier)
+        p.switch_ip = str(switch_ip).encode()
+        p.ctl = str(ctl).encode() if ctl is not None else None
+        p.attach = str(attach).encode()
+        self.rank, self.workers, self.session = rank, workers, session
+        err = ctypes.create_string_buffer(1024)
+        self._h = lib.isw_sa_open(ctypes.byref(p), err, len(err))
+        if not self._h:
+            raise _native.error(-(ctypes.get_errno() or errno.EIO),
+                                err.value.decode(errors="replace") or "isw_sa_open failed")
+
+    def allreduce(self, x, *, verify=False):
+        """x := the sum of every worker's x (numpy array or torch tensor, int32 or float32),
+        in place; returns x. int32 sums wrap around modulo 2^32; float32 goes through SwitchML's
+        block exponent quantisation (error at most workers * 2^emax / 2^31 per element, emax the
+        block's largest exponent over the workers). verify=True checks the result end to end
+        (one more round trip) and raises ResultCheckError when it is not the sum."""
+        if not self._h:
+            raise _native.CommunicatorBroken(errno.EPIPE, "communicator closed")
+        b = _Buffer(x)
+        err = ctypes.create_string_buffer(1024)
+        rc = lib.isw_sa_allreduce(self._h, b.ptr, b.count, b.dtype, int(bool(verify)), err,
+                                  len(err))
+        if rc < 0 and rc != -errno.EBADMSG:  # EBADMSG: a result arrived, it is not the sum
+            raise _native.error(rc, err.value.decode(errors="replace"))
+        b.finish()
+        if rc < 0:
+            raise _native.error(rc, err.value.decode(errors="replace"))
+        return x
+
+    @property
+    def stats(self):
+        s = _native.Stats()
+        if self._h:
+            lib.isw_sa_stats(self._h, ctypes.byref(s))
+        return s
+
+    def close(self):
+        if self._h:
+            lib.isw_sa_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()

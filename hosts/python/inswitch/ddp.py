@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""PyTorch DistributedDataParallel through inswitch: a communication hook that aggregates every
+gradient bucket in the switch instead of with the process group's allreduce.
+
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    import inswitch, inswitch.ddp
+
+    dist.init_process_group("gloo", ...)          # DDP still needs a group for its set-up
+    comm = inswitch.SyncAgtr(rank, world, switch_ip, ctl=ctl, threads=1, window=16)
+    model = DDP(net)
+    model.register_comm_hook(inswitch.ddp.HookState(comm), inswitch.ddp.allreduce_hook)
+
+The hook averages, as DDP's default does: the switch sums each bucket, the hook divides by the
+number of workers. It runs synchronously in the backward pass (the switch's answer is the sum
+of all workers, so there is nothing to overlap with but the other buckets' computation).
+An inswitch error (a timeout naming what the switch knows, a failed verify) raises in
+loss.backward(), never hangs or leaves a wrong gradient in place.
+"""
+
+import torch
+
+
+class HookState:
+    """What the hook needs: the communicator, and counters of what went through it.
+
+    comm: an inswitch communicator (inswitch.SyncAgtr). verify: check every bucket's result end
+    to end (one more round trip per bucket)."""
+
+    def __init__(self, comm, verify=False):
+        self.comm = comm
+        self.verify = verify
+        self.calls = 0  # buckets aggregated through the switch
+        self.elements = 0
+
+    def __repr__(self):
+        return "HookState(calls=%d, elements=%d)" % (self.calls, self.elements)
+
+
+def allreduce_hook(state, bucket):
+    """DDP communication hook: the bucket's gradients summed by the switch, then averaged."""
+    buf = bucket.buffer()
+    work = buf if buf.dtype == torch.float32 else buf.to(torch.float32)
+    state.comm.allreduce(work, verify=state.verify)
+    work.div_(state.comm.workers)
+    if work is not buf:
+        buf.copy_(work)
+    state.calls += 1
+    state.elements += buf.numel()
+    fut = torch.futures.Future()
+    fut.set_result(buf)
+    return fut

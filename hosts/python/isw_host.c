@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libinswitch-host: see isw_host.h. A thin layer over the SyncAgtr worker library (sa_worker,
+ * sa_session): parameters with defaults, registration and the start of a run in one call,
+ * in-place allreduce with an optional end-to-end check, errors as -errno and text.
+ *
+ * verify: the job runs with the engine's result checksums (sa_worker_set_checksums), then one
+ * more int32 job of two values allreduces what every worker sent; each worker compares that sum
+ * with what it received. The check costs one extra round trip per call and catches any result
+ * that is not the sum of its round (another round's, a stale slot's, a corrupted word).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "isw_host.h"
+#include "sa_session.h"
+#include "sa_worker.h"
+
+struct isw_sa {
+	struct sa_config cfg;
+	struct sa_worker *w;
+	char ctl[256];
+	unsigned session;
+	int broken;
+	char broke[512]; /* why */
+	struct isw_stats st;
+};
+
+unsigned isw_host_api_version(void)
+{
+	return ISW_HOST_API_VERSION;
+}
+
+static uint32_t or_default(uint32_t v, uint32_t def)
+{
+	return v ? v : def;
+}
+
+/* The engine's configuration from p; -EINVAL with the reason in err. */
+static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *err, size_t errlen)
+{
+	if (!p || p->size != sizeof(*p)) {
+		snprintf(err, errlen,
+		         "parameter block of %u bytes, this library takes %zu (version %u)",
+		         p ? p->size : 0, sizeof(*p), ISW_HOST_API_VERSION);
+		return -EINVAL;
+	}
+	sa_config_default(c);
+	c->rank = p->rank;
+	c->workers = p->workers;
+	c->threads = or_default(p->threads, c->threads);
+	c->window = or_default(p->window, c->window);
+	c->elems = or_default(p->elems, c->elems);
+	c->timeout_ms = or_default(p->timeout_ms, c->timeout_ms);
+	if (c->timeout_max_ms < c->timeout_ms)
+		c->timeout_max_ms = c->timeout_ms;
+	c->give_up_s = or_default(p->give_up_s, c->give_up_s);
+	c->guard_ms = p->guard_ms == UINT32_MAX ? 0 : or_default(p->guard_ms, c->guard_ms);
+	c->worker_port = (uint16_t)or_default(p->worker_port, c->worker_port);
+	if (p->worker_port > 65535) {
+		snprintf(err, errlen, "worker_port %u is not a UDP port", p->worker_port);
+		return -EINVAL;
+	}
+	if (!p->switch_ip || inet_pton(AF_INET, p->switch_ip, &c->switch_ip) != 1) {
+		snprintf(err, errlen, "switch_ip '%s' is not an IPv4 address",
+		         p->switch_ip ? p->switch_ip : "");
+		return -EINVAL;
+	}
+	if (p->session < 1 || p->session > 64) {
+		snprintf(err, errlen, "session %u is not in 1..64", p->session);
+		return -EINVAL;
+	}
+	return sa_config_check(c, err, errlen);
+}
+
+/* Registration and rendezvous on the control socket. */
+static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, size_t errlen)
+{
+	const char *attach = p->attach ? p->attach : "l2";
+	int rc;
+
+	if (strlen(p->ctl) >= sizeof(h->ctl)) {
+		snprintf(err, errlen, "control socket path too long");
+		return -ENAMETOOLONG;
+	}
+	snprintf(h->ctl, sizeof(h->ctl), "%s", p->ctl);
+	rc = sa_session_register(&h->cfg, h->ctl, h->session, attach, (int)p->reset, NULL, err,
+	                         errlen);
+	if (rc < 0)
+		return rc;
+	if (strcmp(attach, "auto") == 0)
+		return 0;
+	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, h->cfg.give_up_s * 1000u);
+	if (rc < 0) {
+		char why[512];
+		sa_session_diagnose(h->ctl, h->session, h->cfg.workers, why, sizeof(why));
+		snprintf(err, errlen, "not every worker registered within %u s: %s",
+		         h->cfg.give_up_s, why);
+	}
+	return rc;
+}
+
+struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errlen)
+{
+	struct isw_sa *h = calloc(1, sizeof(*h));
+	struct sa_stats st = {0};
+	int rc = -ENOMEM;
+
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	rc = sa_params(p, &h->cfg, err, errlen);
+	if (rc < 0)
+		goto fail;
+	h->session = p->session;
+	if (p->ctl && (rc = sa_join(h, p, err, errlen)) < 0)
+		goto fail;
+	h->w = sa_worker_create(&h->cfg, err, errlen);
+	if (!h->w) {
+		rc = -errno;
+		goto fail;
+	}
+	if (!p->no_barrier && (rc = sa_worker_barrier(h->w, &st)) < 0) {
+		snprintf(err, errlen, "%s", sa_worker_error(h->w));
+		goto fail;
+	}
+	return h;
+fail:
+	isw_sa_close(h);
+	errno = rc < 0 ? -rc : EINVAL;
+	return NULL;
+}
+
+/* Marks h broken with the engine's error and what the switch says; returns rc. */
+static int sa_broken(struct isw_sa *h, int rc, char *err, size_t errlen)
+{
+	char why[512] = "";
+
+	if (h->ctl[0] && rc == -ETIMEDOUT)
+		sa_session_diagnose(h->ctl, h->session, h->cfg.workers, why, sizeof(why));
+	snprintf(h->broke, sizeof(h->broke), "%s%s%s", sa_worker_error(h->w), why[0] ? "; " : "",
+	         why);
+	h->broken = 1;
+	snprintf(err, errlen, "%s", h->broke);
+	return rc;
+}
+
+/* The verify job: allreduce what this worker sent, compare with what it received. */
+static int sa_check(struct isw_sa *h, char *err, size_t errlen)
+{
+	uint32_t sent[2], got[2];
+	int32_t sum[2];
+	struct sa_stats st = {0};
+	int rc;
+
+	sa_worker_checksums(h->w, sent, got);
+	memcpy(sum, sent, sizeof(sum));
+	sa_worker_set_checksums(h->w, 0);
+	sa_worker_set_type(h->w, SA_INT32);
+	rc = sa_worker_allreduce(h->w, sum, sum, 2, &st, NULL, NULL);
+	if (rc < 0)
+		return sa_broken(h, rc, err, errlen);
+	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1]) {
+		h->st.verified++;
+		return 0;
+	}
+	snprintf(err, errlen,
+	         "result check failed: the results this worker received (checksums %08x %08x) "
+	         "are not the sum of what the %u workers sent (%08x %08x)",
+	         got[0], got[1], h->cfg.workers, (uint32_t)sum[0], (uint32_t)sum[1]);
+	return -EBADMSG;
+}
+
+int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int verify, char *err,
+                     size_t errlen)
+{
+	struct sa_stats st = {0};
+	int rc;
+
+	if (h->broken) {
+		snprintf(err, errlen, "this communicator failed earlier (%s); close it", h->broke);
+		return -EPIPE;
+	}
+	if (dtype != ISW_INT32 && dtype != ISW_FLOAT32) {
+		snprintf(err, errlen, "dtype %d is neither int32 (0) nor float32 (1)", dtype);
+		return -EINVAL;
+	}
+	if (count > SIZE_MAX / 4 || (count && !buf)) {
+		snprintf(err, errlen, "no buffer of %llu elements", (unsigned long long)count);
+		return -EINVAL;
+	}
+	sa_worker_set_type(h->w, dtype == ISW_FLOAT32 ? SA_FLOAT32 : SA_INT32);
+	sa_worker_set_checksums(h->w, verify);
+	rc = sa_worker_allreduce(h->w, buf, buf, (size_t)count, &st, NULL, NULL);
+	h->st.packets += st.packets;
+	h->st.retransmits += st.retransmits;
+	h->st.results += st.results;
+	h->st.duplicates += st.duplicates;
+	h->st.seconds += st.seconds;
+	if (rc < 0)
+		return sa_broken(h, rc, err, errlen);
+	h->st.jobs++;
+	h->st.elements += count;
+	return verify ? sa_check(h, err, errlen) : 0;
+}
+
+void isw_sa_stats(const struct isw_sa *h, struct isw_stats *out)
+{
+	*out = h->st;
+}
+
+void isw_sa_close(struct isw_sa *h)
+{
+	if (!h)
+		return;
+	sa_worker_destroy(h->w);
+	free(h);
+}

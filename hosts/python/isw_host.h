@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libinswitch-host: the host libraries behind one small C interface, for the Python package
+ * (hosts/python/inswitch, through ctypes) and any other language with a C FFI.
+ *
+ * A communicator is one worker of one SyncAgtr session (or ATP app): it is opened once, then
+ * allreduces buffers in place, any number of times; every worker of the session must make the
+ * same calls (same counts, types and verify flags) in the same order. After a failed call the
+ * communicator is broken: every later call fails at once, and it must be closed.
+ *
+ * int functions return 0 or -errno and write a message to err: -ETIMEDOUT (no result for
+ * give_up_s; the message says what the switch knows of the session), -EBADMSG (verify: the
+ * result is not the sum of what the workers sent), -EINVAL (bad parameters), -EPIPE (broken
+ * earlier), -ENOENT/-EEXIST/-EIO (the switch refused the registration; its reason is in err).
+ * Blocking; not thread-safe per communicator.
+ */
+#ifndef ISW_HOST_H
+#define ISW_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped on every change of the structures below (the Python side checks it). */
+#define ISW_HOST_API_VERSION 1
+
+unsigned isw_host_api_version(void);
+
+enum isw_dtype {
+	ISW_INT32 = 0,
+	ISW_FLOAT32 = 1,
+};
+
+/* SyncAgtr worker parameters; 0 (or NULL) takes the default shown. */
+struct isw_sa_params {
+	uint32_t size;        /* sizeof(struct isw_sa_params) */
+	uint32_t rank;        /* 0..workers-1 */
+	uint32_t workers;     /* 1..32 */
+	uint32_t session;     /* 1..64 (1) */
+	uint32_t threads;     /* (4) */
+	uint32_t window;      /* packets in flight per thread (64) */
+	uint32_t elems;       /* values per packet, 64 or 256 (256) */
+	uint32_t timeout_ms;  /* least retransmission timeout (20) */
+	uint32_t give_up_s;   /* fail after this long without a result (20) */
+	uint32_t guard_ms;    /* (3); UINT32_MAX for 0 */
+	uint32_t worker_port; /* UDP port of thread 0 (4000) */
+	uint32_t reset;       /* rank 0 resets the session's slots at registration */
+	uint32_t no_barrier;  /* skip the start barrier (all workers must agree) */
+	const char *switch_ip;
+	const char *ctl;    /* inswitch's control socket: register there; NULL: do not */
+	const char *attach; /* with ctl: "l2" (NULL), "auto" or a port number */
+};
+
+struct isw_stats {
+	uint64_t jobs;        /* allreduce calls that completed (verify jobs not counted) */
+	uint64_t elements;    /* elements they reduced */
+	uint64_t packets;     /* sent, resends included */
+	uint64_t retransmits; /* resent after a timeout */
+	uint64_t results;     /* results taken */
+	uint64_t duplicates;  /* results for packets already done */
+	uint64_t verified;    /* jobs whose verify check passed */
+	double seconds;       /* time in allreduce jobs */
+};
+
+struct isw_sa;
+
+/* Registers (with ctl), opens the sockets, waits for every worker, runs the start barrier. */
+struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errlen);
+/* buf[0..count) := the sum over workers of their buf, in place. verify: see isw_host.c. */
+int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int verify, char *err,
+                     size_t errlen);
+void isw_sa_stats(const struct isw_sa *h, struct isw_stats *out);
+void isw_sa_close(struct isw_sa *h);
+
+#endif
