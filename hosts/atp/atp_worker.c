@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atp_engine.h"
 #include "atp_host.h"
 #include "host_args.h"
-#include "atp_sock.h"
 
 struct opts {
 	struct atp_cli cli; /* what the worker shares with the other workers and the PS */
@@ -27,294 +27,12 @@ struct opts {
 	int is_float, check, cc;
 };
 
-/* Per-thread figures, summed at the end. */
-struct tstats {
-	uint64_t sent, resends, timeouts, acks, dup_acks, stale, coll_acks, repoints, ecn_acks;
-	uint64_t ovf_pkts, ovf_acks;
-	unsigned min_cwnd;
-	uint64_t cwnd_sum; /* window after each ACK, summed: mean_cwnd = cwnd_sum / acks */
-};
-
+/* The tensors. */
 struct worker {
 	const struct opts *o;
-	struct atp_map map; /* the app's table; each thread touches only its own slots */
 	int32_t *iin, *iout;
 	float *fin, *fout;
-	_Atomic uint64_t done_pkts;
-	uint64_t total_pkts;
-	_Atomic int failed;
-	_Atomic unsigned finished; /* threads that returned */
 };
-
-struct thread {
-	struct worker *w;
-	unsigned t;
-	int fd;
-	uint64_t first, n; /* this thread's share of the tensor */
-	struct tstats st;
-	pthread_t tid;
-};
-
-/* One tensor on the wire: at most 65535 packets. */
-struct chunk {
-	uint64_t key, base;
-	uint32_t len, npk, cum, next, inflight;
-	unsigned cwnd;
-	uint32_t cc_hold; /* --cc: a marked ACK for a seq below this does not halve again */
-	uint8_t *acked;
-	uint64_t *sent_ns;
-	uint8_t *tries; /* resends so far: the timeout doubles with each, up to 32x */
-	uint64_t last_ack_ns;
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void send_seq(struct thread *th, struct chunk *c, uint32_t seq, bool resend)
-{
-	const struct opts *o = th->w->o;
-	uint64_t off = c->base + (uint64_t)(seq - 1) * ATP_VALUES;
-	unsigned n = (unsigned)(c->len - (uint64_t)(seq - 1) * ATP_VALUES);
-	uint32_t slot = th->t * o->cli.window + (seq - 1) % o->cli.window;
-	struct atp_pkt h = {
-	        .bitmap = 1u << o->id,
-	        .num_worker = (uint8_t)o->cli.workers,
-	        .flag = (uint8_t)((c->key % o->cli.nps) << ATP_PSINDEX_SHIFT),
-	        .app = (uint16_t)o->cli.app,
-	        .seq = (uint16_t)seq,
-	        .key = c->key,
-	        .len = c->len,
-	};
-	uint8_t vb[ATP_VALUES * 4], f[ATP_FRAME_LEN];
-	int32_t q[ATP_VALUES];
-
-	if (n > ATP_VALUES)
-		n = ATP_VALUES;
-	h.agtr = atp_map_get(&th->w->map, slot);
-	h.agtr2 = (uint16_t)(h.agtr + ATP_AGTR_MAX);
-	if (resend)
-		h.flag |= ATP_F_RESEND;
-	if (!o->is_float) {
-		atp_values_put(vb, th->w->iin + off, n);
-	} else if (atp_float_scale(th->w->fin + off, n, o->cli.scale, o->cli.workers, q)) {
-		/* Does not fit the int32 sum: raw floats, summed by the PS. */
-		atp_floats_put(vb, th->w->fin + off, n);
-		h.flag |= ATP_F_OVERFLOW;
-		th->st.ovf_pkts++;
-	} else {
-		atp_values_put(vb, q, ATP_VALUES);
-	}
-	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
-	if (atp_sock_send(th->fd, f, sizeof(f)) < 0)
-		return; /* counted as lost: the timeout resends it */
-	c->sent_ns[seq] = now_ns();
-	th->st.sent++;
-	if (resend) {
-		th->st.resends++;
-		if (c->tries[seq] < 5)
-			c->tries[seq]++;
-	}
-}
-
-static void take_result(struct thread *th, struct chunk *c, const struct atp_pkt *h,
-                        const uint8_t *vb)
-{
-	const struct opts *o = th->w->o;
-	uint64_t off = c->base + (uint64_t)(h->seq - 1) * ATP_VALUES;
-	unsigned n = (unsigned)(c->len - (uint64_t)(h->seq - 1) * ATP_VALUES);
-	int32_t v[ATP_VALUES];
-	float x[ATP_VALUES];
-
-	if (n > ATP_VALUES)
-		n = ATP_VALUES;
-	if (h->flag & ATP_F_OVERFLOW) {
-		th->st.ovf_acks++;
-		atp_floats_get(vb, x, n);
-		for (unsigned i = 0; i < n; i++) {
-			if (o->is_float)
-				th->w->fout[off + i] = x[i];
-			else
-				th->w->iout[off + i] = (int32_t)lrintf(x[i]);
-		}
-		return;
-	}
-	atp_values_get(vb, v, n);
-	for (unsigned i = 0; i < n; i++) {
-		if (o->is_float)
-			th->w->fout[off + i] = (float)((double)v[i] / o->cli.scale);
-		else
-			th->w->iout[off + i] = v[i];
-	}
-}
-
-/* Sends whatever the window, the aggregator sharing (seq s + W reuses s's aggregator, so it
- * waits for s's ACK) and the congestion window allow. */
-static void pump(struct thread *th, struct chunk *c)
-{
-	unsigned W = th->w->o->cli.window;
-
-	while (c->next <= c->npk && c->inflight < c->cwnd &&
-	       (c->next <= W || c->acked[c->next - W])) {
-		send_seq(th, c, c->next, false);
-		c->next++;
-		c->inflight++;
-	}
-}
-
-static void on_ack(struct thread *th, struct chunk *c, const uint8_t *f, size_t len, uint64_t now)
-{
-	const struct opts *o = th->w->o;
-	struct atp_pkt h;
-	uint64_t gap_ns = (uint64_t)o->timeout_ms * 250000ull; /* a quarter of the timeout */
-	uint32_t gap_min =
-	        o->cli.window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
-
-	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->cli.app)
-		return;
-	if (h.key != c->key || h.seq == 0 || h.seq > c->npk || h.seq >= c->next) {
-		th->st.stale++;
-		return;
-	}
-	if (c->acked[h.seq]) {
-		th->st.dup_acks++;
-		return;
-	}
-	take_result(th, c, &h, f + ATP_OFF_VALUES);
-	c->acked[h.seq] = 1;
-	c->inflight--;
-	c->last_ack_ns = now;
-	th->st.acks++;
-	atomic_fetch_add_explicit(&th->w->done_pkts, 1, memory_order_relaxed);
-	if (h.flag & ATP_F_COLLISION) {
-		th->st.coll_acks++;
-		if (atp_map_set(&th->w->map, th->t * o->cli.window + (h.seq - 1) % o->cli.window,
-		                h.len))
-			th->st.repoints++;
-	}
-	if (h.flag & ATP_F_ECN)
-		th->st.ecn_acks++;
-	if (o->cc) {
-		/* Halve at most once per window of seqs (those in flight at a halving carry the
-		 * same congestion news), as TCP reacts once per round trip. The hold depends only
-		 * on the ACKs, which every worker of the app receives alike, so the workers'
-		 * windows stay equal: a worker lagging behind the others would keep their
-		 * contributions waiting in the switch. */
-		if ((h.flag & ATP_F_ECN) && h.seq >= c->cc_hold) {
-			c->cc_hold = h.seq + c->cwnd;
-			c->cwnd = c->cwnd > 1 ? c->cwnd / 2 : 1;
-		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < o->cli.window) {
-			c->cwnd++;
-		}
-		if (c->cwnd < th->st.min_cwnd)
-			th->st.min_cwnd = c->cwnd;
-	}
-	th->st.cwnd_sum += c->cwnd;
-	while (c->cum < c->npk && c->acked[c->cum + 1])
-		c->cum++;
-	/* An ACK well past a gap: the gap's packets (or their ACKs) are probably lost, or held
-	 * as a partial in the switch (a worker's packet went as floats). Resend them, at most
-	 * once per quarter timeout each (backing off), so reordering does not cause a storm. */
-	for (uint32_t s = c->cum + 1; s + gap_min <= h.seq; s++)
-		if (!c->acked[s] && now - c->sent_ns[s] > gap_ns << c->tries[s])
-			send_seq(th, c, s, true);
-}
-
-static int run_chunk(struct thread *th, struct chunk *c)
-{
-	const struct opts *o = th->w->o;
-	uint8_t *bufs = malloc(64 * ATP_RX_STRIDE);
-	size_t lens[64];
-	uint64_t tmo = (uint64_t)o->timeout_ms * 1000000ull, t_check = 0, now;
-	int rc = 0;
-
-	c->npk = (c->len + ATP_VALUES - 1) / ATP_VALUES;
-	c->acked = calloc(c->npk + 1, 1);
-	c->sent_ns = calloc(c->npk + 1, sizeof(*c->sent_ns));
-	c->tries = calloc(c->npk + 1, 1);
-	if (!bufs || !c->acked || !c->sent_ns || !c->tries) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	c->cum = 0;
-	c->next = 1;
-	c->inflight = 0;
-	c->cwnd = o->cli.window;
-	c->cc_hold = 0;
-	c->last_ack_ns = now_ns();
-	pump(th, c);
-	while (c->cum < c->npk && !atomic_load(&th->w->failed)) {
-		int r = atp_sock_recv(th->fd, bufs, lens, 64, 1);
-
-		if (r < 0) {
-			rc = r;
-			break;
-		}
-		now = now_ns();
-		for (int i = 0; i < r; i++)
-			on_ack(th, c, bufs + (size_t)i * ATP_RX_STRIDE, lens[i], now);
-		if (now - t_check > tmo / 4) {
-			t_check = now;
-			/* Timeout: resend every unACKed packet last sent more than a timeout ago.
-			 */
-			for (uint32_t s = c->cum + 1; s < c->next; s++) {
-				if (!c->acked[s] && now - c->sent_ns[s] >= tmo << c->tries[s]) {
-					send_seq(th, c, s, true);
-					th->st.timeouts++;
-				}
-			}
-			if (now - c->last_ack_ns > (uint64_t)o->give_up_s * 1000000000ull) {
-				fprintf(stderr,
-				        "atp-worker: thread %u: no ACK for %u s (key %" PRIu64
-				        ", %u/%u acked)\n",
-				        th->t, o->give_up_s, c->key, c->cum, c->npk);
-				rc = -ETIMEDOUT;
-				break;
-			}
-		}
-		pump(th, c);
-	}
-out:
-	free(bufs);
-	free(c->acked);
-	free(c->sent_ns);
-	free(c->tries);
-	return rc;
-}
-
-static void *thread_main(void *arg)
-{
-	struct thread *th = arg;
-	struct worker *w = th->w;
-	const struct opts *o = w->o;
-	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
-	uint64_t k = 0;
-
-	th->st.min_cwnd = o->cli.window;
-	for (uint64_t off = 0; off < th->n; off += per, k++) {
-		/* Unique per (job, thread, chunk) and the same on every worker of the app. */
-		struct chunk c = {
-		        .key = o->job << 32 | (k * o->cli.threads + th->t),
-		        .base = th->first + off,
-		        .len = (uint32_t)(th->n - off < per ? th->n - off : per),
-		};
-		int rc = run_chunk(th, &c);
-
-		if (rc < 0) {
-			if (rc != -ETIMEDOUT)
-				fprintf(stderr, "atp-worker: thread %u: %s\n", th->t,
-				        strerror(-rc));
-			atomic_store(&w->failed, 1);
-			break;
-		}
-	}
-	atomic_fetch_add(&w->finished, 1);
-	return NULL;
-}
 
 static const char usage_text[] =
         "Usage: atp-worker --id I --workers N --app A --dev IFACE [options]\n"
@@ -476,14 +194,24 @@ static uint64_t verify(const struct worker *w, double *max_err)
 	return bad;
 }
 
+static void progress(void *arg, uint64_t acked, uint64_t total)
+{
+	const struct opts *o = arg;
+
+	fprintf(stderr, "atp-worker %u: %" PRIu64 "/%" PRIu64 " packets acked\n", o->id, acked,
+	        total);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	struct worker w = {0};
-	struct thread *ths;
-	struct tstats sum = {0};
-	uint64_t t0, t1, bad = 0;
+	struct atp_engine_cfg ec;
+	struct atp_engine *e;
+	struct atp_engine_stats sum = {0};
+	uint64_t bad = 0;
 	double secs, gbps, max_err = 0;
+	char err[256];
 	int rc;
 
 	if (parse_args(argc, argv, &o) < 0) {
@@ -491,7 +219,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	w.o = &o;
-	rc = atp_map_init(&w.map, (uint16_t)o.cli.app, o.cli.threads * o.cli.window, o.cli.pool);
 	if (o.is_float) {
 		w.fin = malloc(o.count * sizeof(float));
 		w.fout = calloc(o.count, sizeof(float));
@@ -499,24 +226,19 @@ int main(int argc, char **argv)
 		w.iin = malloc(o.count * sizeof(int32_t));
 		w.iout = calloc(o.count, sizeof(int32_t));
 	}
-	ths = calloc(o.cli.threads, sizeof(*ths));
-	if (rc < 0 || !ths || !(o.is_float ? w.fin && w.fout : w.iin && w.iout)) {
+	if (!(o.is_float ? w.fin && w.fout : w.iin && w.iout)) {
 		fprintf(stderr, "atp-worker: out of memory\n");
 		return 1;
 	}
-	for (unsigned t = 0; t < o.cli.threads; t++) {
-		ths[t].w = &w;
-		ths[t].t = t;
-		ths[t].first = o.count * t / o.cli.threads;
-		ths[t].n = o.count * (t + 1) / o.cli.threads - ths[t].first;
-		w.total_pkts += (ths[t].n + ATP_VALUES - 1) / ATP_VALUES;
-		ths[t].fd =
-		        atp_sock_open(o.cli.dev, false, atp_wire_thread((uint16_t)o.cli.app, t));
-		if (ths[t].fd < 0) {
-			fprintf(stderr, "atp-worker: socket on %s: %s\n", o.cli.dev,
-			        strerror(-ths[t].fd));
-			return 1;
-		}
+	ec = (struct atp_engine_cfg){.cli = o.cli,
+	                             .id = o.id,
+	                             .timeout_ms = o.timeout_ms,
+	                             .give_up_s = o.give_up_s,
+	                             .cc = o.cc};
+	e = atp_engine_create(&ec, err, sizeof(err));
+	if (!e) {
+		fprintf(stderr, "atp-worker: %s\n", err);
+		return 1;
 	}
 	for (uint64_t i = 0; i < o.count; i++) {
 		if (o.is_float)
@@ -524,43 +246,15 @@ int main(int argc, char **argv)
 		else
 			w.iin[i] = atp_gen_int(o.seed, o.id, i);
 	}
-	t0 = now_ns();
-	for (unsigned t = 0; t < o.cli.threads; t++)
-		pthread_create(&ths[t].tid, NULL, thread_main, &ths[t]);
-	for (uint64_t next = t0 + 1000000000ull; atomic_load(&w.finished) < o.cli.threads;) {
-		usleep(20000);
-		if (!o.cli.quiet && now_ns() >= next) {
-			next += 1000000000ull;
-			fprintf(stderr, "atp-worker %u: %" PRIu64 "/%" PRIu64 " packets acked\n",
-			        o.id, atomic_load(&w.done_pkts), w.total_pkts);
-		}
-	}
-	for (unsigned t = 0; t < o.cli.threads; t++)
-		pthread_join(ths[t].tid, NULL);
-	t1 = now_ns();
-	secs = (double)(t1 - t0) / 1e9;
+	rc = atp_engine_allreduce(e, o.is_float ? (void *)w.fin : (void *)w.iin,
+	                          o.is_float ? (void *)w.fout : (void *)w.iout, o.count, o.is_float,
+	                          o.job, &sum, o.cli.quiet ? NULL : progress, &o);
+	if (rc < 0)
+		fprintf(stderr, "atp-worker: %s\n", atp_engine_error(e));
+	atp_engine_destroy(e);
+	secs = sum.seconds;
 	gbps = (double)o.count * 32.0 / secs / 1e9;
-	sum.min_cwnd = o.cli.window;
-	for (unsigned t = 0; t < o.cli.threads; t++) {
-		struct tstats *s = &ths[t].st;
-
-		sum.sent += s->sent;
-		sum.resends += s->resends;
-		sum.timeouts += s->timeouts;
-		sum.acks += s->acks;
-		sum.dup_acks += s->dup_acks;
-		sum.stale += s->stale;
-		sum.coll_acks += s->coll_acks;
-		sum.repoints += s->repoints;
-		sum.ecn_acks += s->ecn_acks;
-		sum.cwnd_sum += s->cwnd_sum;
-		sum.ovf_pkts += s->ovf_pkts;
-		sum.ovf_acks += s->ovf_acks;
-		if (s->min_cwnd < sum.min_cwnd)
-			sum.min_cwnd = s->min_cwnd;
-		close(ths[t].fd);
-	}
-	rc = atomic_load(&w.failed) ? 1 : 0;
+	rc = rc < 0 ? 1 : 0;
 	if (!rc && o.check) {
 		bad = verify(&w, &max_err);
 		if (bad)
@@ -580,10 +274,10 @@ int main(int argc, char **argv)
 		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s,\"bad\":"
 		       "%" PRIu64 ",\"max_err\":%g}\n",
 		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window,
-		       o.is_float ? "float32" : "int32", o.count, secs, gbps, w.total_pkts,
-		       sum.sent, sum.resends, sum.timeouts, sum.acks, sum.dup_acks, sum.stale,
-		       sum.coll_acks, sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks,
-		       sum.min_cwnd, sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
+		       o.is_float ? "float32" : "int32", o.count, secs, gbps, sum.packets, sum.sent,
+		       sum.resends, sum.timeouts, sum.acks, sum.dup_acks, sum.stale, sum.coll_acks,
+		       sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks, sum.min_cwnd,
+		       sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
 		       rc ? "false" : "true", o.check && !rc ? "true" : "false", bad, max_err);
 	else
 		printf("atp-worker %u: %" PRIu64 " %s in %.3f s: goodput %.3f Gbit/s; %" PRIu64
@@ -591,6 +285,5 @@ int main(int argc, char **argv)
 		       " collision ACKs, %" PRIu64 " overflow packets, %" PRIu64 " ECN ACKs\n",
 		       o.id, o.count, o.is_float ? "float32" : "int32", secs, gbps, sum.sent,
 		       sum.resends, sum.timeouts, sum.coll_acks, sum.ovf_pkts, sum.ecn_acks);
-	atp_map_fini(&w.map);
 	return rc;
 }

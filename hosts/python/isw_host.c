@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libinswitch-host: see isw_host.h. A thin layer over the SyncAgtr worker library (sa_worker,
- * sa_session): parameters with defaults, registration and the start of a run in one call,
- * in-place allreduce with an optional end-to-end check, errors as -errno and text.
+ * sa_session) and the ATP engine (atp_engine): parameters with defaults, registration and the
+ * start of a run in one call, in-place allreduce (SyncAgtr: with an optional end-to-end check),
+ * errors as -errno and text.
  *
  * verify: the job runs with the engine's result checksums (sa_worker_set_checksums), then one
  * more int32 job of two values allreduces what every worker sent; each worker compares that sum
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "atp_engine.h"
 #include "isw_host.h"
 #include "sa_session.h"
 #include "sa_worker.h"
@@ -219,5 +221,107 @@ void isw_sa_close(struct isw_sa *h)
 	if (!h)
 		return;
 	sa_worker_destroy(h->w);
+	free(h);
+}
+
+/* ---- ATP ---- */
+
+struct isw_atp {
+	struct atp_engine *e;
+	uint32_t job; /* the next call's */
+	int broken;
+	char broke[256];
+	struct isw_stats st;
+};
+
+struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen)
+{
+	struct atp_engine_cfg c = {0};
+	struct isw_atp *h;
+
+	if (!p || p->size != sizeof(*p)) {
+		snprintf(err, errlen,
+		         "parameter block of %u bytes, this library takes %zu (version %u)",
+		         p ? p->size : 0, sizeof(*p), ISW_HOST_API_VERSION);
+		errno = EINVAL;
+		return NULL;
+	}
+	atp_cli_defaults(&c.cli);
+	c.cli.app = p->app;
+	c.cli.workers = p->workers;
+	c.cli.nps = or_default(p->nps, c.cli.nps);
+	c.cli.threads = or_default(p->threads, c.cli.threads);
+	c.cli.window = or_default(p->window, c.cli.window);
+	c.cli.pool = or_default(p->pool, c.cli.pool);
+	c.cli.scale = p->scale > 0 ? p->scale : c.cli.scale;
+	c.cli.dev = p->dev;
+	c.id = p->id;
+	c.timeout_ms = or_default(p->timeout_ms, 20);
+	c.give_up_s = or_default(p->give_up_s, 20);
+	c.cc = (int)p->cc;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->job = p->job;
+	h->e = atp_engine_create(&c, err, errlen);
+	if (!h->e) {
+		int e = errno;
+		free(h);
+		errno = e;
+		return NULL;
+	}
+	return h;
+}
+
+int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, char *err,
+                      size_t errlen)
+{
+	struct atp_engine_stats st = {0};
+	int rc;
+
+	if (h->broken) {
+		snprintf(err, errlen, "this communicator failed earlier (%s); close it", h->broke);
+		return -EPIPE;
+	}
+	if (dtype != ISW_INT32 && dtype != ISW_FLOAT32) {
+		snprintf(err, errlen, "dtype %d is neither int32 (0) nor float32 (1)", dtype);
+		return -EINVAL;
+	}
+	if (count && !buf) {
+		snprintf(err, errlen, "no buffer of %llu elements", (unsigned long long)count);
+		return -EINVAL;
+	}
+	rc = atp_engine_allreduce(h->e, buf, buf, count, dtype == ISW_FLOAT32, h->job, &st, NULL,
+	                          NULL);
+	h->job++;
+	h->st.packets += st.sent;
+	h->st.retransmits += st.resends;
+	h->st.results += st.acks;
+	h->st.duplicates += st.dup_acks;
+	h->st.seconds += st.seconds;
+	if (rc < 0) {
+		snprintf(h->broke, sizeof(h->broke), "%s", atp_engine_error(h->e));
+		h->broken = 1;
+		snprintf(err, errlen, "%s", h->broke);
+		return rc;
+	}
+	h->st.jobs++;
+	h->st.elements += count;
+	return 0;
+}
+
+void isw_atp_stats(const struct isw_atp *h, struct isw_stats *out)
+{
+	*out = h->st;
+}
+
+void isw_atp_close(struct isw_atp *h)
+{
+	if (!h)
+		return;
+	atp_engine_destroy(h->e);
 	free(h);
 }

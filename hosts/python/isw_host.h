@@ -3,7 +3,7 @@
  * libinswitch-host: the host libraries behind one small C interface, for the Python package
  * (hosts/python/inswitch, through ctypes) and any other language with a C FFI.
  *
- * A communicator is one worker of one SyncAgtr session (or ATP app): it is opened once, then
+ * A communicator is one worker of one SyncAgtr session or ATP app: it is opened once, then
  * allreduces buffers in place, any number of times; every worker of the session must make the
  * same calls (same counts, types and verify flags) in the same order. After a failed call the
  * communicator is broken: every later call fails at once, and it must be closed.
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 /* Bumped on every change of the structures below (the Python side checks it). */
-#define ISW_HOST_API_VERSION 1
+#define ISW_HOST_API_VERSION 2
 
 unsigned isw_host_api_version(void);
 
@@ -70,5 +70,33 @@ int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int
                      size_t errlen);
 void isw_sa_stats(const struct isw_sa *h, struct isw_stats *out);
 void isw_sa_close(struct isw_sa *h);
+
+/* ATP worker parameters (atp-worker's options); 0 takes the default shown. */
+struct isw_atp_params {
+	uint32_t size;       /* sizeof(struct isw_atp_params) */
+	uint32_t id;         /* this worker, 0..workers-1 */
+	uint32_t workers;    /* 1..32 */
+	uint32_t app;        /* 1..12, configured on the switch (atp app add) */
+	uint32_t nps;        /* parameter servers of the app (1) */
+	uint32_t threads;    /* 1..20 (1) */
+	uint32_t window;     /* aggregators per thread (100) */
+	uint32_t pool;       /* the switch's aggregator pool (20000) */
+	uint32_t timeout_ms; /* resend timeout (20) */
+	uint32_t give_up_s;  /* (20) */
+	uint32_t cc;         /* AIMD on ECN */
+	uint32_t job;        /* the first call's job number; each call takes the next (0) */
+	double scale;        /* float32 -> int32 scale; the PS needs the same (2^20) */
+	const char *dev;     /* the interface towards the switch */
+};
+
+struct isw_atp;
+
+/* Opens the threads' AF_PACKET sockets (CAP_NET_RAW). The PS and the switch's app must exist. */
+struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen);
+/* buf[0..count) := the sum over the app's workers, in place. No verify (ATP saturates). */
+int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, char *err,
+                      size_t errlen);
+void isw_atp_stats(const struct isw_atp *h, struct isw_stats *out);
+void isw_atp_close(struct isw_atp *h);
 
 #endif

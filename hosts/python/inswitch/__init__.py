@@ -12,7 +12,7 @@ is its guide.
 
 from ._native import (AllreduceTimeout, CommunicatorBroken, InswitchError, ResultCheckError,
                       SessionError, Stats)
-from .comm import SyncAgtr
+from .comm import ATP, SyncAgtr
 
-__all__ = ["SyncAgtr", "Stats", "InswitchError", "SessionError", "AllreduceTimeout",
+__all__ = ["SyncAgtr", "ATP", "Stats", "InswitchError", "SessionError", "AllreduceTimeout",
            "ResultCheckError", "CommunicatorBroken"]

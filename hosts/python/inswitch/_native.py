@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 1  # ISW_HOST_API_VERSION
+API_VERSION = 2  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 
@@ -49,6 +49,8 @@ def error(rc, msg):
         return ResultCheckError(e, msg)
     if e == errno.EPIPE:
         return CommunicatorBroken(e, msg)
+    if e == errno.EPERM:
+        return PermissionError(e, msg)
     if e in (errno.ENOENT, errno.EEXIST, errno.EIO, errno.ENOSPC, errno.ECONNREFUSED,
              errno.ENAMETOOLONG, errno.EADDRNOTAVAIL, errno.ENETUNREACH):
         return SessionError(e, msg)
@@ -60,6 +62,12 @@ class SaParams(ctypes.Structure):
         "size", "rank", "workers", "session", "threads", "window", "elems", "timeout_ms",
         "give_up_s", "guard_ms", "worker_port", "reset", "no_barrier")] + [
         ("switch_ip", ctypes.c_char_p), ("ctl", ctypes.c_char_p), ("attach", ctypes.c_char_p)]
+
+
+class AtpParams(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint32) for name in (
+        "size", "id", "workers", "app", "nps", "threads", "window", "pool", "timeout_ms",
+        "give_up_s", "cc", "job")] + [("scale", ctypes.c_double), ("dev", ctypes.c_char_p)]
 
 
 class Stats(ctypes.Structure):
@@ -117,6 +125,14 @@ def _load():
     lib.isw_sa_stats.restype = None
     lib.isw_sa_close.argtypes = [vp]
     lib.isw_sa_close.restype = None
+    lib.isw_atp_open.argtypes = [ctypes.POINTER(AtpParams), cp, sz]
+    lib.isw_atp_open.restype = vp
+    lib.isw_atp_allreduce.argtypes = [vp, vp, ctypes.c_uint64, ctypes.c_int, cp, sz]
+    lib.isw_atp_allreduce.restype = ctypes.c_int
+    lib.isw_atp_stats.argtypes = [vp, ctypes.POINTER(Stats)]
+    lib.isw_atp_stats.restype = None
+    lib.isw_atp_close.argtypes = [vp]
+    lib.isw_atp_close.restype = None
     lib.path = path
     return lib
 

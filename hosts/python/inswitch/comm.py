@@ -62,7 +62,56 @@ class _Buffer:
             self.x[...] = self.copy
 
 
-class SyncAgtr:
+class _Comm:
+    """What the communicators share: allreduce through the library, stats, closing."""
+
+    _allreduce = _stats = _close = None
+
+    def _call(self, x, verify):
+        if not self._h:
+            raise _native.CommunicatorBroken(errno.EPIPE, "communicator closed")
+        b = _Buffer(x)
+        err = ctypes.create_string_buffer(1024)
+        rc = self._allreduce(b, verify, err)
+        if rc < 0 and rc != -errno.EBADMSG:  # EBADMSG: a result arrived, it is not the sum
+            raise _native.error(rc, err.value.decode(errors="replace"))
+        b.finish()
+        if rc < 0:
+            raise _native.error(rc, err.value.decode(errors="replace"))
+        return x
+
+    @property
+    def stats(self):
+        s = _native.Stats()
+        if self._h:
+            self._stats(self._h, ctypes.byref(s))
+        return s
+
+    def close(self):
+        if self._h:
+            self._close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def _open(fn, params):
+    err = ctypes.create_string_buffer(1024)
+    h = fn(ctypes.byref(params), err, len(err))
+    if not h:
+        raise _native.error(-(ctypes.get_errno() or errno.EIO),
+                            err.value.decode(errors="replace") or "open failed")
+    return h
+
+
+class SyncAgtr(_Comm):
     """One worker of a SyncAgtr (SwitchML protocol) session.
 
     Opening it registers the worker with the switch (with ctl, its control socket), waits until
@@ -93,11 +142,13 @@ class SyncAgtr:
         p.ctl = str(ctl).encode() if ctl is not None else None
         p.attach = str(attach).encode()
         self.rank, self.workers, self.session = rank, workers, session
-        err = ctypes.create_string_buffer(1024)
-        self._h = lib.isw_sa_open(ctypes.byref(p), err, len(err))
-        if not self._h:
-            raise _native.error(-(ctypes.get_errno() or errno.EIO),
-                                err.value.decode(errors="replace") or "isw_sa_open failed")
+        self._h = None
+        self._stats, self._close = lib.isw_sa_stats, lib.isw_sa_close
+        self._h = _open(lib.isw_sa_open, p)
+
+    def _allreduce(self, b, verify, err):
+        return lib.isw_sa_allreduce(self._h, b.ptr, b.count, b.dtype, int(bool(verify)), err,
+                                    len(err))
 
     def allreduce(self, x, *, verify=False):
         """x := the sum of every worker's x (numpy array or torch tensor, int32 or float32),
@@ -105,36 +156,46 @@ class SyncAgtr:
         block exponent quantisation (error at most workers * 2^emax / 2^31 per element, emax the
         block's largest exponent over the workers). verify=True checks the result end to end
         (one more round trip) and raises ResultCheckError when it is not the sum."""
-        if not self._h:
-            raise _native.CommunicatorBroken(errno.EPIPE, "communicator closed")
-        b = _Buffer(x)
-        err = ctypes.create_string_buffer(1024)
-        rc = lib.isw_sa_allreduce(self._h, b.ptr, b.count, b.dtype, int(bool(verify)), err,
-                                  len(err))
-        if rc < 0 and rc != -errno.EBADMSG:  # EBADMSG: a result arrived, it is not the sum
-            raise _native.error(rc, err.value.decode(errors="replace"))
-        b.finish()
-        if rc < 0:
-            raise _native.error(rc, err.value.decode(errors="replace"))
-        return x
+        return self._call(x, verify)
 
-    @property
-    def stats(self):
-        s = _native.Stats()
-        if self._h:
-            lib.isw_sa_stats(self._h, ctypes.byref(s))
-        return s
 
-    def close(self):
-        if self._h:
-            lib.isw_sa_close(self._h)
-            self._h = None
+class ATP(_Comm):
+    """One worker of an ATP app: aggregation in the switch's shared aggregator pool, with
+    collisions and lost packets falling back to the app's parameter server (docs/atp.md).
 
-    def __enter__(self):
-        return self
+    The switch's app (atp app add) and its parameter server(s) (atp-ps, with the same threads,
+    window, pool and scale) must be up; the workers need no registration or rendezvous. Raw
+    Ethernet frames on dev (AF_PACKET): needs CAP_NET_RAW.
 
-    def __exit__(self, *exc):
-        self.close()
+    id, workers: this worker (bit id of the bitmap) and how many there are. app: 1..12.
+    dev: the interface towards the switch. nps: parameter servers. threads, window: one socket
+    per thread, aggregators per thread (threads * window <= pool). scale: float32 values are
+    sent as round(x * scale) (a packet with a value beyond INT32_MAX / (workers * scale) goes as
+    floats, summed by the PS). job: the first call's job number; tensor keys are job << 32 | ...,
+    each call takes the next job, and a PS answers a key it has seen from memory, so a
+    communicator opened again against a running PS must start past the last one's jobs.
+    """
 
-    def __del__(self):
-        self.close()
+    def __init__(self, id, workers, app, dev, *, nps=1, threads=1, window=100, pool=20000,
+                 scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=0):
+        p = _native.AtpParams()
+        p.size = ctypes.sizeof(p)
+        p.id, p.workers, p.app, p.nps = id, workers, app, nps
+        p.threads, p.window, p.pool = threads, window, pool
+        p.timeout_ms, p.give_up_s, p.cc, p.job = timeout_ms, give_up_s, int(cc), job
+        p.scale = scale
+        p.dev = str(dev).encode()
+        self.rank, self.workers, self.app = id, workers, app
+        self._h = None
+        self._stats, self._close = lib.isw_atp_stats, lib.isw_atp_close
+        self._h = _open(lib.isw_atp_open, p)
+
+    def _allreduce(self, b, verify, err):
+        if verify:
+            raise ValueError("ATP has no end-to-end check (its switch adds with saturation)")
+        return lib.isw_atp_allreduce(self._h, b.ptr, b.count, b.dtype, err, len(err))
+
+    def allreduce(self, x, *, verify=False):
+        """x := the sum of every worker's x, in place; returns x. int32 sums saturate at the
+        int32 range in the switch; float32 is scaled (see the class)."""
+        return self._call(x, verify)

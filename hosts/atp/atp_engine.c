@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ATP worker engine (atp_engine.h): one thread and one AF_PACKET socket per thread id, each
+ * thread sending its share of the tensor in chunks of at most 65535 packets (one key each), with
+ * ATP's window (seq s + W reuses s's aggregator, so it waits for s's ACK), resends on gaps and
+ * timeouts, collision re-pointing and optional AIMD on ECN (wire behaviour: docs/atp.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atp_engine.h"
+#include "atp_sock.h"
+
+struct atp_ethread {
+	struct atp_engine *e;
+	unsigned t;
+	int fd;
+	uint64_t first, n; /* this thread's share of the tensor */
+	struct atp_engine_stats st;
+	pthread_t tid;
+};
+
+struct atp_engine {
+	struct atp_engine_cfg cfg;
+	struct atp_map map; /* the app's table; each thread touches only its own slots */
+	struct atp_ethread *th;
+	/* the current job */
+	const int32_t *iin;
+	int32_t *iout;
+	const float *fin;
+	float *fout;
+	int is_float;
+	uint64_t job;
+	_Atomic uint64_t done_pkts;
+	uint64_t total_pkts;
+	_Atomic int failed;
+	_Atomic unsigned finished;
+	pthread_mutex_t errlock;
+	char errmsg[256];
+};
+
+/* One tensor on the wire: at most 65535 packets. */
+struct chunk {
+	uint64_t key, base;
+	uint32_t len, npk, cum, next, inflight;
+	unsigned cwnd;
+	uint32_t cc_hold; /* --cc: a marked ACK for a seq below this does not halve again */
+	uint8_t *acked;
+	uint64_t *sent_ns;
+	uint8_t *tries; /* resends so far: the timeout doubles with each, up to 32x */
+	uint64_t last_ack_ns;
+};
+
+static void set_error(struct atp_engine *e, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+static void set_error(struct atp_engine *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&e->errlock);
+	if (!e->errmsg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(e->errmsg, sizeof(e->errmsg), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&e->errlock);
+}
+
+const char *atp_engine_error(const struct atp_engine *e)
+{
+	return e->errmsg[0] ? e->errmsg : "no error";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool resend)
+{
+	const struct atp_engine_cfg *o = &th->e->cfg;
+	uint64_t off = c->base + (uint64_t)(seq - 1) * ATP_VALUES;
+	unsigned n = (unsigned)(c->len - (uint64_t)(seq - 1) * ATP_VALUES);
+	uint32_t slot = th->t * o->cli.window + (seq - 1) % o->cli.window;
+	struct atp_pkt h = {
+	        .bitmap = 1u << o->id,
+	        .num_worker = (uint8_t)o->cli.workers,
+	        .flag = (uint8_t)((c->key % o->cli.nps) << ATP_PSINDEX_SHIFT),
+	        .app = (uint16_t)o->cli.app,
+	        .seq = (uint16_t)seq,
+	        .key = c->key,
+	        .len = c->len,
+	};
+	uint8_t vb[ATP_VALUES * 4], f[ATP_FRAME_LEN];
+	int32_t q[ATP_VALUES];
+
+	if (n > ATP_VALUES)
+		n = ATP_VALUES;
+	h.agtr = atp_map_get(&th->e->map, slot);
+	h.agtr2 = (uint16_t)(h.agtr + ATP_AGTR_MAX);
+	if (resend)
+		h.flag |= ATP_F_RESEND;
+	if (!th->e->is_float) {
+		atp_values_put(vb, th->e->iin + off, n);
+	} else if (atp_float_scale(th->e->fin + off, n, o->cli.scale, o->cli.workers, q)) {
+		/* Does not fit the int32 sum: raw floats, summed by the PS. */
+		atp_floats_put(vb, th->e->fin + off, n);
+		h.flag |= ATP_F_OVERFLOW;
+		th->st.ovf_pkts++;
+	} else {
+		atp_values_put(vb, q, ATP_VALUES);
+	}
+	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
+	if (atp_sock_send(th->fd, f, sizeof(f)) < 0)
+		return; /* counted as lost: the timeout resends it */
+	c->sent_ns[seq] = now_ns();
+	th->st.sent++;
+	if (resend) {
+		th->st.resends++;
+		if (c->tries[seq] < 5)
+			c->tries[seq]++;
+	}
+}
+
+static void take_result(struct atp_ethread *th, struct chunk *c, const struct atp_pkt *h,
+                        const uint8_t *vb)
+{
+	const struct atp_engine_cfg *o = &th->e->cfg;
+	uint64_t off = c->base + (uint64_t)(h->seq - 1) * ATP_VALUES;
+	unsigned n = (unsigned)(c->len - (uint64_t)(h->seq - 1) * ATP_VALUES);
+	int32_t v[ATP_VALUES];
+	float x[ATP_VALUES];
+
+	if (n > ATP_VALUES)
+		n = ATP_VALUES;
+	if (h->flag & ATP_F_OVERFLOW) {
+		th->st.ovf_acks++;
+		atp_floats_get(vb, x, n);
+		for (unsigned i = 0; i < n; i++) {
+			if (th->e->is_float)
+				th->e->fout[off + i] = x[i];
+			else
+				th->e->iout[off + i] = (int32_t)lrintf(x[i]);
+		}
+		return;
+	}
+	atp_values_get(vb, v, n);
+	for (unsigned i = 0; i < n; i++) {
+		if (th->e->is_float)
+			th->e->fout[off + i] = (float)((double)v[i] / o->cli.scale);
+		else
+			th->e->iout[off + i] = v[i];
+	}
+}
+
+/* Sends whatever the window, the aggregator sharing (seq s + W reuses s's aggregator, so it
+ * waits for s's ACK) and the congestion window allow. */
+static void pump(struct atp_ethread *th, struct chunk *c)
+{
+	unsigned W = th->e->cfg.cli.window;
+
+	while (c->next <= c->npk && c->inflight < c->cwnd &&
+	       (c->next <= W || c->acked[c->next - W])) {
+		send_seq(th, c, c->next, false);
+		c->next++;
+		c->inflight++;
+	}
+}
+
+static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, size_t len,
+                   uint64_t now)
+{
+	const struct atp_engine_cfg *o = &th->e->cfg;
+	struct atp_pkt h;
+	uint64_t gap_ns = (uint64_t)o->timeout_ms * 250000ull; /* a quarter of the timeout */
+	uint32_t gap_min =
+	        o->cli.window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
+
+	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->cli.app)
+		return;
+	if (h.key != c->key || h.seq == 0 || h.seq > c->npk || h.seq >= c->next) {
+		th->st.stale++;
+		return;
+	}
+	if (c->acked[h.seq]) {
+		th->st.dup_acks++;
+		return;
+	}
+	take_result(th, c, &h, f + ATP_OFF_VALUES);
+	c->acked[h.seq] = 1;
+	c->inflight--;
+	c->last_ack_ns = now;
+	th->st.acks++;
+	atomic_fetch_add_explicit(&th->e->done_pkts, 1, memory_order_relaxed);
+	if (h.flag & ATP_F_COLLISION) {
+		th->st.coll_acks++;
+		if (atp_map_set(&th->e->map, th->t * o->cli.window + (h.seq - 1) % o->cli.window,
+		                h.len))
+			th->st.repoints++;
+	}
+	if (h.flag & ATP_F_ECN)
+		th->st.ecn_acks++;
+	if (o->cc) {
+		/* Halve at most once per window of seqs (those in flight at a halving carry the
+		 * same congestion news), as TCP reacts once per round trip. The hold depends only
+		 * on the ACKs, which every worker of the app receives alike, so the workers'
+		 * windows stay equal: a worker lagging behind the others would keep their
+		 * contributions waiting in the switch. */
+		if ((h.flag & ATP_F_ECN) && h.seq >= c->cc_hold) {
+			c->cc_hold = h.seq + c->cwnd;
+			c->cwnd = c->cwnd > 1 ? c->cwnd / 2 : 1;
+		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < o->cli.window) {
+			c->cwnd++;
+		}
+		if (c->cwnd < th->st.min_cwnd)
+			th->st.min_cwnd = c->cwnd;
+	}
+	th->st.cwnd_sum += c->cwnd;
+	while (c->cum < c->npk && c->acked[c->cum + 1])
+		c->cum++;
+	/* An ACK well past a gap: the gap's packets (or their ACKs) are probably lost, or held
+	 * as a partial in the switch (a worker's packet went as floats). Resend them, at most
+	 * once per quarter timeout each (backing off), so reordering does not cause a storm. */
+	for (uint32_t s = c->cum + 1; s + gap_min <= h.seq; s++)
+		if (!c->acked[s] && now - c->sent_ns[s] > gap_ns << c->tries[s])
+			send_seq(th, c, s, true);
+}
+
+static int run_chunk(struct atp_ethread *th, struct chunk *c)
+{
+	const struct atp_engine_cfg *o = &th->e->cfg;
+	uint8_t *bufs = malloc(64 * ATP_RX_STRIDE);
+	size_t lens[64];
+	uint64_t tmo = (uint64_t)o->timeout_ms * 1000000ull, t_check = 0, now;
+	int rc = 0;
+
+	c->npk = (c->len + ATP_VALUES - 1) / ATP_VALUES;
+	c->acked = calloc(c->npk + 1, 1);
+	c->sent_ns = calloc(c->npk + 1, sizeof(*c->sent_ns));
+	c->tries = calloc(c->npk + 1, 1);
+	if (!bufs || !c->acked || !c->sent_ns || !c->tries) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	c->cum = 0;
+	c->next = 1;
+	c->inflight = 0;
+	c->cwnd = o->cli.window;
+	c->cc_hold = 0;
+	c->last_ack_ns = now_ns();
+	pump(th, c);
+	while (c->cum < c->npk && !atomic_load(&th->e->failed)) {
+		int r = atp_sock_recv(th->fd, bufs, lens, 64, 1);
+
+		if (r < 0) {
+			rc = r;
+			break;
+		}
+		now = now_ns();
+		for (int i = 0; i < r; i++)
+			on_ack(th, c, bufs + (size_t)i * ATP_RX_STRIDE, lens[i], now);
+		if (now - t_check > tmo / 4) {
+			t_check = now;
+			/* Timeout: resend every unACKed packet last sent more than a timeout ago.
+			 */
+			for (uint32_t s = c->cum + 1; s < c->next; s++) {
+				if (!c->acked[s] && now - c->sent_ns[s] >= tmo << c->tries[s]) {
+					send_seq(th, c, s, true);
+					th->st.timeouts++;
+				}
+			}
+			if (now - c->last_ack_ns > (uint64_t)o->give_up_s * 1000000000ull) {
+				set_error(th->e,
+				          "thread %u: no ACK for %u s (key %" PRIu64 ", %u of %u "
+				          "packets acknowledged); are the switch's app, the "
+				          "parameter "
+				          "server and all %u workers up?",
+				          th->t, o->give_up_s, c->key, c->cum, c->npk,
+				          o->cli.workers);
+				rc = -ETIMEDOUT;
+				break;
+			}
+		}
+		pump(th, c);
+	}
+out:
+	free(bufs);
+	free(c->acked);
+	free(c->sent_ns);
+	free(c->tries);
+	return rc;
+}
+
+static void *thread_main(void *arg)
+{
+	struct atp_ethread *th = arg;
+	struct atp_engine *e = th->e;
+	const struct atp_engine_cfg *o = &e->cfg;
+	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
+	uint64_t k = 0;
+
+	for (uint64_t off = 0; off < th->n; off += per, k++) {
+		/* Unique per (job, thread, chunk) and the same on every worker of the app. */
+		struct chunk c = {
+		        .key = e->job << 32 | (k * o->cli.threads + th->t),
+		        .base = th->first + off,
+		        .len = (uint32_t)(th->n - off < per ? th->n - off : per),
+		};
+		int rc = run_chunk(th, &c);
+
+		if (rc < 0) {
+			if (rc != -ETIMEDOUT)
+				set_error(e, "thread %u: %s", th->t, strerror(-rc));
+			atomic_store(&e->failed, 1);
+			break;
+		}
+	}
+	atomic_fetch_add(&e->finished, 1);
+	return NULL;
+}
+
+struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err, size_t errlen)
+{
+	struct atp_engine *e = calloc(1, sizeof(*e));
+	int rc;
+
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	e->cfg = *cfg;
+	pthread_mutex_init(&e->errlock, NULL);
+	if (!cfg->cli.dev || !cfg->cli.workers || cfg->cli.workers > ATP_MAX_WORKERS ||
+	    cfg->id >= cfg->cli.workers || !cfg->cli.app || !cfg->cli.threads ||
+	    cfg->cli.threads > ATP_THREADS_PER_APP || !cfg->cli.window || !cfg->cli.nps ||
+	    (uint64_t)cfg->cli.threads * cfg->cli.window > cfg->cli.pool || !cfg->timeout_ms ||
+	    !cfg->give_up_s || !(cfg->cli.scale > 0)) {
+		snprintf(err, errlen,
+		         "bad ATP parameters: need a device, 1 <= id + 1 <= workers <= 32, app >= "
+		         "1, "
+		         "1..20 threads, threads * window <= pool, timeouts and a scale");
+		atp_engine_destroy(e);
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = atp_map_init(&e->map, (uint16_t)cfg->cli.app, cfg->cli.threads * cfg->cli.window,
+	                  cfg->cli.pool);
+	e->th = calloc(cfg->cli.threads, sizeof(*e->th));
+	if (rc < 0 || !e->th) {
+		snprintf(err, errlen, "out of memory");
+		atp_engine_destroy(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned t = 0; t < cfg->cli.threads; t++)
+		e->th[t].fd = -1;
+	for (unsigned t = 0; t < cfg->cli.threads; t++) {
+		e->th[t].e = e;
+		e->th[t].t = t;
+		e->th[t].fd = atp_sock_open(cfg->cli.dev, false,
+		                            atp_wire_thread((uint16_t)cfg->cli.app, t));
+		if (e->th[t].fd < 0) {
+			rc = e->th[t].fd;
+			snprintf(err, errlen, "socket on %s: %s%s", cfg->cli.dev, strerror(-rc),
+			         rc == -EPERM ? " (AF_PACKET needs CAP_NET_RAW)" : "");
+			atp_engine_destroy(e);
+			errno = -rc;
+			return NULL;
+		}
+	}
+	return e;
+}
+
+void atp_engine_destroy(struct atp_engine *e)
+{
+	if (!e)
+		return;
+	for (unsigned t = 0; e->th && t < e->cfg.cli.threads; t++)
+		if (e->th[t].fd >= 0)
+			close(e->th[t].fd);
+	free(e->th);
+	atp_map_fini(&e->map);
+	pthread_mutex_destroy(&e->errlock);
+	free(e);
+}
+
+static void stats_add(struct atp_engine_stats *sum, const struct atp_engine_stats *s)
+{
+	sum->sent += s->sent;
+	sum->resends += s->resends;
+	sum->timeouts += s->timeouts;
+	sum->acks += s->acks;
+	sum->dup_acks += s->dup_acks;
+	sum->stale += s->stale;
+	sum->coll_acks += s->coll_acks;
+	sum->repoints += s->repoints;
+	sum->ecn_acks += s->ecn_acks;
+	sum->cwnd_sum += s->cwnd_sum;
+	sum->ovf_pkts += s->ovf_pkts;
+	sum->ovf_acks += s->ovf_acks;
+	sum->packets += s->packets;
+	sum->seconds += s->seconds;
+	if (s->min_cwnd && (!sum->min_cwnd || s->min_cwnd < sum->min_cwnd))
+		sum->min_cwnd = s->min_cwnd;
+}
+
+int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64_t count,
+                         int is_float, uint64_t job, struct atp_engine_stats *st,
+                         atp_progress_fn progress, void *arg)
+{
+	const struct atp_engine_cfg *o = &e->cfg;
+	struct atp_engine_stats sum = {0};
+	unsigned started = 0, threads = o->cli.threads;
+	uint64_t t0 = now_ns();
+	int rc = 0;
+
+	if (job > UINT32_MAX) {
+		set_error(e, "job %" PRIu64 " does not fit the 32 bits of a key", job);
+		return -EINVAL;
+	}
+	e->is_float = is_float;
+	e->iin = in;
+	e->fin = in;
+	e->iout = out;
+	e->fout = out;
+	e->job = job;
+	e->total_pkts = 0;
+	atomic_store(&e->done_pkts, 0);
+	atomic_store(&e->failed, 0);
+	atomic_store(&e->finished, 0);
+	for (unsigned t = 0; t < threads; t++) {
+		struct atp_ethread *th = &e->th[t];
+
+		th->first = count * t / threads;
+		th->n = count * (t + 1) / threads - th->first;
+		memset(&th->st, 0, sizeof(th->st));
+		th->st.min_cwnd = o->cli.window;
+		e->total_pkts += (th->n + ATP_VALUES - 1) / ATP_VALUES;
+	}
+	for (; started < threads; started++) {
+		int err = pthread_create(&e->th[started].tid, NULL, thread_main, &e->th[started]);
+
+		if (err) {
+			set_error(e, "pthread_create: %s", strerror(err));
+			atomic_store(&e->failed, 1);
+			rc = -err;
+			break;
+		}
+	}
+	for (uint64_t next = t0 + 1000000000ull; progress && atomic_load(&e->finished) < started;) {
+		usleep(20000);
+		if (now_ns() >= next) {
+			next += 1000000000ull;
+			progress(arg, atomic_load(&e->done_pkts), e->total_pkts);
+		}
+	}
+	for (unsigned t = 0; t < started; t++) {
+		pthread_join(e->th[t].tid, NULL);
+		stats_add(&sum, &e->th[t].st);
+	}
+	sum.packets = e->total_pkts;
+	sum.seconds = (double)(now_ns() - t0) / 1e9;
+	if (st)
+		stats_add(st, &sum);
+	if (!rc && atomic_load(&e->failed))
+		rc = strstr(e->errmsg, "no ACK") ? -ETIMEDOUT : -EIO;
+	return rc;
+}
