@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The demo: four hosts in network namespaces joined to inswitch by veth pairs, inswitch started
+# The demo: five hosts in network namespaces joined to inswitch by veth pairs, inswitch started
 # on them with its default configuration (AF_XDP, or AF_PACKET where AF_XDP is unavailable),
 # traffic through it (ARP, ping, a TCP transfer), SyncAgtr allreduce jobs (int32 and float32)
 # between three hosts with their goodput and a check of the result, a model trained with
-# PyTorch DDP on all four hosts with its gradients averaged through the switch, side by side with
-# the same training over gloo (accuracy, loss, time per step), then an ATP job of two
+# PyTorch DDP on four hosts with its gradients averaged through the switch (SyncAgtr, and later
+# ATP), side by side with the same training over gloo (accuracy, loss, time per step), an ATP job of two
 # apps at once (each app's workers on h1 and h2, both parameter servers on h3) with each app's
 # goodput, fallback share and check of the result, then an ASK WordCount of a real text (senders
 # on h1 and h2, the receiver on h3) with its tuples/s, absorbed fraction and check of the result,
@@ -23,8 +23,8 @@ trap isw_cleanup EXIT
 
 say() { printf '\n== %s\n' "$*"; }
 
-say "creating hosts h1, h2, h3, h4 (namespaces, veth pairs, 10.99.0.1-4)"
-isw_topo_create 4
+say "creating hosts h1 to h5 (namespaces, veth pairs, 10.99.0.1-5)"
+isw_topo_create 5
 say "starting inswitch on the switch-side interfaces"
 isw_switch_start "$build" || {
 	cat "$ISW_LOG"
@@ -175,6 +175,8 @@ isw_ctl pipeline enable atp
 isw_ctl atp pool resize "$atp_pool" >/dev/null
 isw_ctl atp app add 1 workers 2 ports 0,1 ps 2 >/dev/null
 isw_ctl atp app add 2 workers 2 ports 0,1 ps 2 >/dev/null
+# App 3: the training job of h1-h4 again, its gradients through ATP, its PS on h5.
+isw_ctl atp app add 3 workers 4 ports 0,1,2,3 ps 4 >/dev/null
 t0=$(date +%s.%N)
 atp_app 1 &
 atp_pid1=$!
@@ -197,6 +199,23 @@ for app in 1 2; do
 	fi
 done
 [ "$atp_failed" -eq 0 ] || exit 1
+
+say "Training again, its gradients through ATP (app 3 on h1-h4, its PS on h5), beside the runs above"
+ip netns exec "${ISW_TAG}h5" "$build/hosts/atp/atp-ps" --app 3 --dev eth0 --workers 4 \
+	--threads 1 --window 100 --scale 16777216 >/dev/null 2>"$ISW_TMP/train-ps.err" &
+train_ps=$!
+for ((k = 0; k < 50; k++)); do
+	grep -qs '^atp-ps: app' "$ISW_TMP/train-ps.err" && break
+	sleep 0.1
+done
+PYTHONPATH=$PWD/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so \
+	GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 hosts/python/examples/compare.py \
+	--ns "$(seq -s, -f "${ISW_TAG}h%g" 1 4)" --master 10.99.0.1 --backends atp \
+	--reference "$ISW_TMP/train/summary.json" --epochs 20 --out "$ISW_TMP/train-atp" --check \
+	--app 3 --window 100 --scale 16777216
+kill -TERM $train_ps
+wait $train_ps || true
+isw_ctl atp app show 3
 # Every ACK freed its aggregator: none should be held.
 isw_ctl atp pool show
 

@@ -4,8 +4,9 @@
 reference, and inswitch's), and prints them side by side: test accuracy, loss, time per step,
 and how far the losses of the inswitch run stray from gloo's.
 
-  compare.py --ns NS1,NS2,... --master IP --switch-ip IP --ctl SOCKET [--epochs E]
-             [--backends gloo,syncagtr] [--out DIR] [--check]
+  compare.py --ns NS1,NS2,... --master IP [--switch-ip IP --ctl SOCKET] [--epochs E]
+             [--backends gloo,syncagtr] [--reference GLOO_JSON] [--out DIR] [--check]
+             [train_digits.py options for the inswitch runs]
 
 Worker i runs in namespace NSi; rank 0's namespace holds the master IP (the rendezvous of
 torch.distributed, and gloo's TCP). With --check the exit status is 1 unless every inswitch
@@ -33,8 +34,10 @@ def run(a, backend, port, out):
                "--rank", str(rank), "--workers", str(len(a.ns)), "--backend", backend,
                "--master", "%s:%d" % (a.master, port), "--epochs", str(a.epochs),
                "--json", out]
+        if backend == "syncagtr":
+            cmd += ["--switch-ip", a.switch_ip, "--ctl", a.ctl]
         if backend != "gloo":
-            cmd += ["--switch-ip", a.switch_ip, "--ctl", a.ctl] + a.extra
+            cmd += a.extra
         log = open(out + ".%d.log" % rank, "w")
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
     failed = []
@@ -72,8 +75,11 @@ def main(argv):
     p = argparse.ArgumentParser()
     p.add_argument("--ns", required=True, type=lambda s: s.split(","))
     p.add_argument("--master", required=True)
-    p.add_argument("--switch-ip", required=True)
-    p.add_argument("--ctl", required=True)
+    p.add_argument("--switch-ip")
+    p.add_argument("--ctl")
+    p.add_argument("--reference",
+                   help="earlier runs to show and compare with instead of running them again: a "
+                   "run's JSON or a summary.json (its gloo run is the reference)")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--backends", default="gloo,syncagtr", type=lambda s: s.split(","))
     p.add_argument("--out", help="directory for the runs' JSON and logs (default: a new one)")
@@ -83,6 +89,10 @@ def main(argv):
     out = a.out or tempfile.mkdtemp(prefix="inswitch-train.")
     os.makedirs(out, exist_ok=True)
     res = {}
+    if a.reference:
+        with open(a.reference) as f:
+            d = json.load(f)
+        res.update({d["backend"]: d} if "backend" in d else d)
     for i, b in enumerate(a.backends):
         res[b] = run(a, b, 29500 + i, os.path.join(out, b + ".json"))
     names = list(res)

@@ -5,10 +5,10 @@ handwritten digits, 1797 images), one process per worker, with PyTorch's
 DistributedDataParallel. The gradients are averaged either by gloo's allreduce (TCP between the
 workers: the reference) or through inswitch (--backend syncagtr: the inswitch.ddp hook), with
 the same seeds, model, data split and order, so the two runs differ only in how gradients are
-summed.
+summed. --backend atp aggregates through an ATP app instead (its parameter server must be up).
 
-  train_digits.py --rank R --workers N --master HOST:PORT --backend gloo|syncagtr
-                  [--switch-ip IP --ctl SOCKET] [--epochs E] [--json FILE]
+  train_digits.py --rank R --workers N --master HOST:PORT --backend gloo|syncagtr|atp
+                  [--switch-ip IP --ctl SOCKET] [--app A --dev IFACE] [--epochs E] [--json FILE]
 
 Every worker prints its progress; rank 0 writes the run's figures (per-step loss, test
 accuracy, time per step, what went through the switch) to --json.
@@ -33,12 +33,17 @@ def parse(argv):
     p.add_argument("--rank", type=int, required=True)
     p.add_argument("--workers", type=int, required=True)
     p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous (TCP)")
-    p.add_argument("--backend", choices=("gloo", "syncagtr"), default="syncagtr")
+    p.add_argument("--backend", choices=("gloo", "syncagtr", "atp"), default="syncagtr")
     p.add_argument("--switch-ip", help="the SyncAgtr session's switch IP")
     p.add_argument("--ctl", help="inswitch's control socket (the workers register there)")
     p.add_argument("--session", type=int, default=1)
     p.add_argument("--verify", action="store_true", help="check every bucket's sum end to end")
-    p.add_argument("--window", type=int, default=64, help="SyncAgtr packets in flight")
+    p.add_argument("--window", type=int, default=64,
+                   help="packets in flight (SyncAgtr), aggregators (ATP)")
+    p.add_argument("--app", type=int, default=1, help="the ATP app")
+    p.add_argument("--dev", default="eth0", help="ATP: the interface towards the switch")
+    p.add_argument("--scale", type=float, default=2.0 ** 24,
+                   help="ATP: float32 scale; the PS needs the same")
     p.add_argument("--guard-ms", type=int, default=3, help="SyncAgtr guard (hosts README)")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--batch", type=int, default=32, help="per worker")
@@ -47,7 +52,7 @@ def parse(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", help="rank 0 writes the run's figures here")
     a = p.parse_args(argv)
-    if a.backend != "gloo" and not a.switch_ip:
+    if a.backend == "syncagtr" and not a.switch_ip:
         p.error("--backend %s needs --switch-ip" % a.backend)
     return a
 
@@ -67,8 +72,12 @@ def comm_hook(a, model):
     import inswitch
     import inswitch.ddp
 
-    comm = inswitch.SyncAgtr(a.rank, a.workers, a.switch_ip, ctl=a.ctl, session=a.session,
-                             threads=1, window=a.window, guard_ms=a.guard_ms)
+    if a.backend == "atp":
+        comm = inswitch.ATP(a.rank, a.workers, a.app, a.dev, threads=1, window=a.window,
+                            scale=a.scale)
+    else:
+        comm = inswitch.SyncAgtr(a.rank, a.workers, a.switch_ip, ctl=a.ctl, session=a.session,
+                                 threads=1, window=a.window, guard_ms=a.guard_ms)
     state = inswitch.ddp.HookState(comm, verify=a.verify)
     model.register_comm_hook(state, inswitch.ddp.allreduce_hook)
     return state
