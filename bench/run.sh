@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput of inswitch's pipelines on one worker lcore (ARCHITECTURE.md §7), in one command.
+# Throughput of inswitch's pipelines on one worker lcore (bench/README.md), in one command.
 #
 # Builds (scripts/build.sh), writes each case's traffic to a pcap, then measures every case several
 # times. Each measurement is a fresh daemon with one worker lcore and two ports:
@@ -45,8 +45,8 @@ WIRE_OVERHEAD=24
 #                "{cfg}" for a file of start-up commands it may write (they run after CONFIG's)
 #   DAEMON_OPTS  extra inswitch options after "--" (e.g. "--pipeline NAME"); may be empty
 #   CONFIG       start-up control commands (--config), separated by ";"
-#   BASELINE     the case this one is compared with: a passthrough of the same traffic (§7 asks
-#                for the ratio "on the same traffic"); default the first case
+#   BASELINE     the case this one is compared with: a passthrough of the same traffic (the
+#                targets are ratios "on the same traffic"); default the first case
 #
 # An aggregation case also sets CASE_ELEMS[NAME] to the elements each input frame carries: the
 # report then gives its aggregated elements per second (input frames/s x elements).
@@ -71,8 +71,8 @@ FRAMES=4096                 # frames per capture, each held in an mbuf by net_pc
 define_cases() {
 	add_case l2 "pcapgen bench {pcap} --size 64 --count $FRAMES --dst $BENCH_DST" \
 		"" "l2 add $BENCH_DST 1"
-	# 308 bytes: the frame size of SwitchML (64 elements) and ATP packets (wire-reference.md), so
-	# the passthrough the aggregation cases are compared with.
+	# 308 bytes: the frame size of SwitchML (64 elements) and ATP packets (docs/syncagtr.md,
+	# docs/atp.md), so the passthrough the aggregation cases are compared with.
 	add_case l2-308 "pcapgen bench {pcap} --size 308 --count $FRAMES --dst $BENCH_DST" \
 		"" "l2 add $BENCH_DST 1"
 	# SyncAgtr: SwitchML packets of 64 elements (308 bytes) from 8 workers of one session, slots

@@ -3,9 +3,9 @@
  * pcapgen atp: the ATP golden scenario (pcaps/atp/), and pcapgen atp-bench: ATP traffic that keeps
  * aggregating when replayed in a loop (bench/run.sh).
  *
- * The expected outputs come from a model of the pipeline's documented behaviour (ATP,
- * shared/design/wire-reference.md Part B, flattened to one pass as specified for inswitch in
- * pcaps/README.md), written here without looking at the switch's code. Only the wire format is
+ * The expected outputs come from a model of the pipeline's documented behaviour (ATP's p4ml.p4,
+ * flattened to one pass as specified for inswitch in docs/atp.md and pcaps/README.md), written
+ * here without looking at the switch's code. Only the wire format is
  * shared with the switch (atp_proto.h).
  */
 #include <errno.h>
@@ -484,11 +484,11 @@ static void put_key(uint8_t *p, uint64_t k)
 		p[i] = (uint8_t)(k >> (8 * i));
 }
 
-/* A 308-byte ATP frame (B.2): worker -> PS, or an ACK PS -> workers. */
+/* A 308-byte ATP frame as ATP's hosts build it: worker -> PS, or an ACK PS -> workers. */
 static void at_build_atp(struct frame *f, bool ack, unsigned app, unsigned seq, unsigned agtr,
                          uint32_t bitmap, unsigned nw, unsigned flag)
 {
-	unsigned t = 20 * (app > 0 ? app - 1 : 0); /* thread 0 of the app (B.1) */
+	unsigned t = 20 * (app > 0 ? app - 1 : 0); /* thread 0 of the app */
 	uint8_t dst[6];
 
 	memset(f->b, 0, ATP_FRAME_LEN);

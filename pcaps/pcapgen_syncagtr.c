@@ -4,9 +4,9 @@
  * aggregation traffic that stays correct when replayed in a loop (bench/run.sh).
  *
  * The expected outputs come from a model of the pipeline's documented behaviour (SwitchML's UDP
- * protocol, shared/design/wire-reference.md Part A, as specified for inswitch in
- * pcaps/README.md), written here without looking at the switch's code. Only the wire format is
- * shared with the switch (syncagtr_proto.h).
+ * protocol, as specified for inswitch in docs/syncagtr.md and pcaps/README.md), written here
+ * without looking at the switch's code. Only the wire format is shared with the switch
+ * (syncagtr_proto.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -21,7 +21,7 @@
 #define SA_PORTS    4
 #define SA_SESSIONS 3
 #define SA_RANKS    32
-#define SA_SPORT    4000 /* worker UDP port of thread 0 (wire-reference.md A.1) */
+#define SA_SPORT    4000 /* worker UDP port of thread 0 (SwitchML's default) */
 #define SA_TTL_IN   128  /* what a client's freshly built packet carries */
 #define SA_TTL_OUT  64
 
@@ -180,7 +180,7 @@ static bool sa_admit(const struct sa_model *m, const uint8_t *b, uint32_t len, u
 	return false;
 }
 
-/* The result frame, from the request in (len bytes) for worker host h (A.5). */
+/* The result frame, from the request in (len bytes) for worker host h (docs/syncagtr.md). */
 static void sa_result(uint8_t *out, const uint8_t *in, uint32_t len, const struct sa_sess *ss,
                       unsigned h, unsigned elems, const struct sa_cell *c)
 {
@@ -654,7 +654,7 @@ static void put_tsi(uint8_t *p, uint32_t tsi)
 	p[3] = (uint8_t)(tsi >> 24);
 }
 
-/* A SwitchML frame (A.2) as the spec describes, then the spec's deviations. */
+/* A SwitchML frame as the spec describes, then the spec's deviations. */
 static void sa_build_req(struct frame *f, const struct sa_spec *s, unsigned idx)
 {
 	unsigned elems = s->big ? 256 : 64, full = sa_frame_len(elems),
@@ -893,7 +893,7 @@ static int sb_config(FILE *fp, const struct opts *o)
 	return ferror(fp) ? -EIO : 0;
 }
 
-/* One worker's packet for (slot, set), like a DPDK client's recycled mbuf (A.6). */
+/* One worker's packet for (slot, set), like a recycled mbuf of SwitchML's DPDK client. */
 static void sb_packet(struct frame *f, const struct opts *o, unsigned r, unsigned slot,
                       unsigned set, uint32_t tsi)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ATP host library: the pure parts shared by atp-worker and atp-ps (wire reference, Part B).
+ * ATP host library: the pure parts shared by atp-worker and atp-ps (ATP's format: docs/atp.md).
  * Aggregator mapping (collision-free per app), frame build/parse, float32 scaling with the
  * overflow split, test tensors, and the parameter server's per-tensor merge state.
  * Nothing here touches a socket, a clock or a thread: everything is unit-tested on its own.
@@ -17,7 +17,7 @@
 
 #define ATP_MAX_WORKERS     32u
 #define ATP_MAX_SEQ         65535u /* seq is u16 and 1-based */
-#define ATP_THREADS_PER_APP 20u    /* t' = t + 20 (app - 1), wire reference B.1 */
+#define ATP_THREADS_PER_APP 20u    /* t' = t + 20 (app - 1), as in ATP's hosts */
 #define ATP_DEF_POOL        ATP_AGTR_MAX
 #define ATP_DEF_WINDOW      100u
 #define ATP_DEF_SCALE       1048576.0 /* float32 -> int32 scaling (2^20) */
@@ -47,7 +47,7 @@ static inline uint16_t atp_map_get(const struct atp_map *m, uint32_t slot)
 {
 	return m->agtr[slot % m->nslots];
 }
-/* Re-point slot to agtr unless agtr is out of range or in use (B.6's rule). */
+/* Re-point slot to agtr unless out of range or in use (ATP's client/p4ml_manager.cc rule). */
 bool atp_map_repoint(struct atp_map *m, uint32_t slot, uint32_t agtr);
 /*
  * Collision ACK on a worker: re-point slot to agtr unless out of range, whether or not another
@@ -97,7 +97,7 @@ int atp_frame_parse(const uint8_t *f, size_t len, struct atp_pkt *h);
 /* int32 values <-> wire (BE); n <= 62, the rest zero. */
 void atp_values_put(uint8_t *vb, const int32_t *v, unsigned n);
 void atp_values_get(const uint8_t *vb, int32_t *v, unsigned n);
-/* float values as raw host-order bits (overflow packets, B.2). */
+/* float values as raw host-order bits (overflow packets, as ATP's hosts send them). */
 void atp_floats_put(uint8_t *vb, const float *x, unsigned n);
 void atp_floats_get(const uint8_t *vb, float *x, unsigned n);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ATP parameter server merge (wire reference B.5): one tensor's per-seq coverage, int and float
- * sums, and the ACK built from them. A packet's data counts only if none of its workers is
- * already counted for its seq, so duplicates, resends and flushed partials never double count.
+ * ATP parameter server merge (after ATP's server/ParameterServer.cc): one tensor's per-seq
+ * coverage, int and float sums, and the ACK built from them. A packet's data counts only if none
+ * of its workers is already counted for its seq, so duplicates, resends and flushed partials never
+ * double count.
  */
 #include <errno.h>
 #include <math.h>

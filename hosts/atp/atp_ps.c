@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * atp-ps: the parameter server of one ATP app (wire reference B.5) over AF_PACKET. Stores the
- * switch's complete aggregates, merges partial ones (collisions, resend flushes, overflow floats)
- * without double counting, ACKs each complete seq to 77:77:77:77:77:<t'> through the switch
- * (which frees the aggregator and multicasts the ACK to the app's workers), hands a new
- * aggregator to a slot whose seq collided, and answers resends of complete seqs again.
+ * atp-ps: the parameter server of one ATP app (after ATP's server/ParameterServer.cc) over
+ * AF_PACKET. Stores the switch's complete aggregates, merges partial ones (collisions, resend
+ * flushes, overflow floats) without double counting, ACKs each complete seq to
+ * 77:77:77:77:77:<t'> through the switch (which frees the aggregator and multicasts the ACK to the
+ * app's workers), hands a new aggregator to a slot whose seq collided, and answers resends of
+ * complete seqs again.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -155,7 +156,7 @@ static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 		}
 		break;
 	case ATP_MERGE_DONE:
-		/* A resend means a worker lost the ACK: answer again (B.5). */
+		/* A resend means a worker lost the ACK: answer again (as ATP's PS does). */
 		if (h.flag & ATP_F_RESEND) {
 			send_ack(th, t, &h);
 			th->st.reacks++;

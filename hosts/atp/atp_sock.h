@@ -2,7 +2,7 @@
 /*
  * AF_PACKET sockets for ATP's raw frames (EtherType 0x0700, no IP/UDP stack involved), one per
  * host thread, with a classic BPF filter on the destination MAC so that each thread receives only
- * its own frames (the NIC steering of the original, wire reference B.1). Needs CAP_NET_RAW.
+ * its own frames (the NIC steering of ATP's common/dma_common.cc). Needs CAP_NET_RAW.
  */
 #ifndef ISW_ATP_SOCK_H
 #define ISW_ATP_SOCK_H

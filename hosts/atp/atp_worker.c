@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * atp-worker: aggregate a generated tensor through an ATP switch and its parameter server(s)
- * (wire reference B.6) over AF_PACKET, and report goodput; optionally check the result against
- * the sum every worker's seed implies.
+ * (a worker as in ATP's client/p4ml_manager.cc) over AF_PACKET, and report goodput; optionally
+ * check the result against the sum every worker's seed implies.
  */
 #include <errno.h>
 #include <getopt.h>

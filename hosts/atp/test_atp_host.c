@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the ATP host library: aggregator mapping (collision-free, deterministic,
- * re-pointing, the PS free list), frame build/parse against wire reference B.9, float32
+ * re-pointing, the PS free list), frame build/parse against a byte-exact example frame, float32
  * scaling and the overflow split, and the PS merge (full, partial, duplicates, resends,
  * floats, collisions, ACK format).
  */
@@ -115,7 +115,7 @@ static void test_map_free_list(void **state)
 	atp_map_fini(&m);
 }
 
-/* Wire reference B.9: worker 0 of 2, app 1, seq 1, agtr 1234, key 0, len 1024000, values 1..62. */
+/* Example frame: worker 0 of 2, app 1, seq 1, agtr 1234, key 0, len 1024000, values 1..62. */
 static void test_frame_b9(void **state)
 {
 	static const uint8_t head[48] = {0x05, 0x04, 0x03, 0x02, 0x01, 0x00, 0xe4, 0x1d, 0x2d, 0xf3,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SyncAgtr worker library: allreduce a tensor through an inswitch (or Tofino) running SwitchML's
- * UDP protocol (shared/design/wire-reference.md, Part A), over plain kernel UDP sockets.
+ * UDP protocol (docs/syncagtr.md), over plain kernel UDP sockets.
  *
  * Two halves:
  *  - pure helpers (slot/set mapping, packet build/parse, float quantisation, the deterministic

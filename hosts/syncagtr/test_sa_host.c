@@ -2,8 +2,8 @@
 /*
  * Unit tests of the SyncAgtr host library: quantisation and exponents, slot/set mapping
  * (across repeated jobs), packet build/parse, test tensors and verification. The last tests run
- * the engine against a small switch model on loopback (the semantics of wire-reference A.4,
- * with loss and duplication), so no namespaces or root are needed.
+ * the engine against a small switch model on loopback (the per-packet algorithm of
+ * docs/syncagtr.md, with loss and duplication), so no namespaces or root are needed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,7 +138,7 @@ static void test_slice(void **state)
 
 static void test_pkt_build(void **state)
 {
-	/* wire-reference A.11: job 0, tsi 5, slot 5 set 1, e0 -3, values 1..64 */
+	/* Example packet: job 0, tsi 5, slot 5 set 1, e0 -3, values 1..64 */
 	static const uint8_t hdr[10] = {0x11, 0x00, 0x05, 0x00, 0x00, 0x00, 0x80, 0x05, 0xfd, 0x00};
 	uint8_t buf[SA_PAYLOAD_LEN(256)];
 	int32_t v[64], back[64];
@@ -388,8 +388,9 @@ static void model_reply(struct model *m, uint8_t *pkt, size_t len, const struct 
 	model_send(m, pkt, len, port);
 }
 
-/* wire-reference A.4, one pass. Ranks are told apart by source port here (all on loopback), so
- * each gets results at its own port for the thread: the permissive variant of A.5. */
+/* SwitchML's per-packet algorithm (docs/syncagtr.md), one pass. Ranks are told apart by source
+ * port here (all on loopback), so each gets results at its own port for the thread: more
+ * permissive than SwitchML, which sends every replica to the completing worker's port. */
 static void model_packet(struct model *m, uint8_t *pkt, size_t len, uint16_t sport)
 {
 	struct sa_pkt p;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ASK wire format (docs/ask.md, derived from ../shared/design/ask-protocol.md): key-value tuples
- * of one task in multi-slot UDP packets. Shared by the switch pipeline, the host tools (hosts/ask/)
- * and the capture generator (pcaps/), so it depends on nothing but the C library.
+ * ASK wire format (docs/ask.md): key-value tuples of one task in multi-slot UDP packets. Shared by
+ * the switch pipeline, the host tools (hosts/ask/) and the capture generator (pcaps/), so it
+ * depends on nothing but the C library.
  *
  * Frame: Ethernet (14) | IPv4 without options (20) | UDP (8) | ASK header (24) | payload.
  * All multi-byte fields are big-endian. The switch takes UDP packets whose destination port is

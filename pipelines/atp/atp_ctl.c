@@ -104,7 +104,7 @@ static void atp_disable(void)
 	memset(atp_regs, 0, sizeof(atp_regs));
 }
 
-/* Egress congestion mark of an ATP frame (wire reference B.7): IPv4 ECN = 11 in the template
+/* Egress congestion mark of an ATP frame (docs/atp.md, "ECN"): IPv4 ECN = 11 in the template
  * and the ECN flag. */
 static void atp_ecn_mark(uint8_t *frame, uint32_t len)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ATP data path: the switch algorithm of wire-reference.md §B.4 flattened to one pass over all
+ * ATP data path: ATP's switch algorithm (p4ml.p4, docs/atp.md) flattened to one pass over all
  * 62 values, keyed by agtr (agtr2 is echoed). Runs on worker lcores: no allocation, locks, logs
  * or syscalls; every frame is length-checked before any field is read.
  *
@@ -74,7 +74,7 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return to_ps(w, m, p, ps);
 	}
 	if (unlikely(ack && overflow && !resend)) {
-		/* An overflow ACK touches no aggregator (B.4): straight to the workers. */
+		/* An overflow ACK touches no aggregator (p4ml.p4): straight to the workers. */
 		cnt->pkts++;
 		cnt->acks++;
 		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ATP wire format (../shared/design/wire-reference.md, Part B): raw 308-byte Ethernet frames of
- * EtherType 0x0700 with a fixed IPv4 template (only its ECN bits matter), the 14-byte ATP header,
- * 62 int32 values (big-endian), the tensor key and length. Shared by the switch pipeline, the
- * host tools (hosts/atp/) and the capture generator (pcaps/); depends only on the C library.
+ * ATP wire format (docs/atp.md): raw 308-byte Ethernet frames of EtherType 0x0700 with a fixed IPv4
+ * template (only its ECN bits matter), the 14-byte ATP header, 62 int32 values (big-endian), the
+ * tensor key and length. Shared by the switch pipeline, the host tools (hosts/atp/) and the capture
+ * generator (pcaps/); depends only on the C library.
  */
 #ifndef ISW_ATP_PROTO_H
 #define ISW_ATP_PROTO_H
@@ -71,7 +71,7 @@ static inline void atp_put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* The IPv4 template every host puts at bytes 14..33 (wire reference B.2). */
+/* The IPv4 template every host puts at bytes 14..33 (ATP's common/packet.h). */
 static const uint8_t atp_ip_template[20] = {0x45, 0x00, 0x00, 0x54, 0x00, 0x00, 0x40,
                                             0x00, 0x40, 0x01, 0xaf, 0xb6, 0x0d, 0x07,
                                             0x38, 0x66, 0x0d, 0x07, 0x38, 0x7f};

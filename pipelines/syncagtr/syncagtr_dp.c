@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SyncAgtr data path: admission, the per-slot aggregation of wire-reference.md §A.4 in one pass
- * (four for 256-element packets), and the result packet of §A.5. Also answers ARP and ICMP echo
- * for the sessions' switch IPs, so workers on kernel sockets need no static neighbour entries.
+ * SyncAgtr data path: admission, the per-slot aggregation of SwitchML's Tofino program in one
+ * pass (four for 256-element packets), and the result packet (both in docs/syncagtr.md). Also
+ * answers ARP and ICMP echo for the sessions' switch IPs, so workers on kernel sockets need no
+ * static neighbour entries.
  *
  * Runs on worker lcores: no allocation, locks, logs or syscalls. Every offset read from a packet
  * is checked against its length first; anything malformed is a counted drop.
@@ -125,8 +126,8 @@ static void sa_rewrite(struct rte_mbuf *m, uint16_t rid, uint16_t port, void *ar
 }
 
 /*
- * Turns a request into the result's headers (§A.5), leaving the destination addresses to
- * sa_rewrite(): switch MAC and session IP as sources, fresh IPv4 header, UDP ports swapped,
+ * Turns a request into the result's headers (docs/syncagtr.md), leaving the destination addresses
+ * to sa_rewrite(): switch MAC and session IP as sources, fresh IPv4 header, UDP ports swapped,
  * checksum 0, msg_type 1, pool index bit 14 cleared, the exponent maxima.
  */
 static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const struct sa_session *s,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SyncAgtr wire format: SwitchML's UDP protocol (../shared/design/wire-reference.md, Part A).
+ * SyncAgtr wire format: SwitchML's UDP protocol (docs/syncagtr.md).
  * Shared by the switch pipeline, the host workers (hosts/) and the capture generator (pcaps/),
  * so it depends on nothing but the C library: no DPDK types here.
  *

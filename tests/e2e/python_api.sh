@@ -6,7 +6,10 @@
 # errors as exceptions with the switch's reason. This script plays the operator and the
 # attacker between the ranks' steps: it forges a contribution of rank 1 (from rank 1's host,
 # with its addresses) into the slot of the next job's first packet, so that only verify=True can
-# tell the result is wrong, and later deletes the session under the ranks.
+# tell the result is wrong, and later deletes the session under the ranks. Then the switch is
+# swapped to ATP (app 1 on the two hosts, its parameter server on h3) and each host runs
+# tests/e2e/python_api_atp.py: inswitch.ATP in place, int32 exact, float32 within its scaling
+# bound, and the PS stopped under the workers raising AllreduceTimeout.
 #   python_api.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -23,7 +26,7 @@ fi
 export PYTHONPATH=$src/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so
 [ -f "$INSWITCH_HOST_LIB" ] || isw_fail "$INSWITCH_HOST_LIB not built"
 
-isw_topo_create 2
+isw_topo_create 3 # h3: ATP's parameter server
 isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
 isw_l2_static || isw_fail "l2 add"
 isw_wait_path 1 10.99.0.2 || isw_fail "h1 never reached h2"
@@ -46,7 +49,7 @@ wait_marks() {
 		kill -0 "${pids[1]}" 2>/dev/null || break
 		sleep 0.05
 	done
-	cat "$ISW_TMP"/w*.err >&2
+	cat "$ISW_TMP"/[wa]*.err >&2 2>/dev/null || true
 	isw_fail "the ranks did not reach '$1'"
 }
 
@@ -81,5 +84,40 @@ for r in 0 1; do
 	echo "rank $r: $(jq -c '{int32, float32_max_err, stats: (.stats | {jobs, verified, packets, retransmits})}' "$ISW_TMP/w$r.json")"
 	echo "rank $r: forged:     $(jq -r .forged "$ISW_TMP/w$r.json")"
 	echo "rank $r: no session: $(jq -r .no_session "$ISW_TMP/w$r.json")"
+done
+
+# ---- ATP: app 1 of h1 and h2, its PS on h3 (port 2)
+isw_ctl pipeline disable syncagtr >/dev/null
+isw_ctl pipeline enable atp >/dev/null
+isw_ctl atp app add 1 workers 2 ports 0,1 ps 2 >/dev/null
+ip netns exec "${ISW_TAG}h3" "$build/hosts/atp/atp-ps" --app 1 --dev eth0 --workers 2 \
+	--window 50 >/dev/null 2>"$ISW_TMP/ps.err" &
+ps_pid=$!
+for ((k = 0; k < 50; k++)); do
+	grep -qs '^atp-ps: app' "$ISW_TMP/ps.err" && break
+	sleep 0.1
+done
+kill -0 $ps_pid 2>/dev/null || isw_fail "atp-ps did not start: $(cat "$ISW_TMP/ps.err")"
+pids=()
+for r in 0 1; do
+	isw_ns $((r + 1)) "$py" "$src/tests/e2e/python_api_atp.py" $r 2 "$sync" \
+		>"$ISW_TMP/a$r.json" 2>"$ISW_TMP/a$r.err" &
+	pids+=($!)
+done
+wait_marks atp-done
+kill -TERM $ps_pid
+wait $ps_pid || true
+touch "$sync/ps-stopped"
+for r in 0 1; do
+	if ! wait "${pids[$r]}"; then
+		echo "ATP worker $r failed:" >&2
+		cat "$ISW_TMP/a$r.err" >&2
+		rc=1
+	fi
+done
+[ "$rc" = 0 ] || isw_fail "an ATP worker failed"
+for r in 0 1; do
+	echo "ATP worker $r: $(jq -c '{int32, float32_max_err, stats: (.stats | {jobs, packets, retransmits})}' "$ISW_TMP/a$r.json")"
+	echo "ATP worker $r: no PS: $(jq -r .no_ps "$ISW_TMP/a$r.json")"
 done
 echo "PASS"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The ATP pipeline's per-frame algorithm on hand-made frames: every branch of
- * wire-reference.md §B.4 in one pass (claim, own, new, complete, duplicate complete and
+ * The ATP pipeline's per-frame algorithm on hand-made frames: every branch of ATP's p4ml.p4
+ * flattened to one pass as docs/atp.md specifies (claim, own, new, complete, duplicate complete and
  * incomplete, collision, resend owned and not owned, overflow, ACK that frees or not, ACK from a
- * wrong port), the port and app checks, saturation with sticky rails, and the ECN carry. Runs
- * EAL without hugepages or devices; results are read from the worker's transmit buffers.
+ * wrong port), the port and app checks, saturation with sticky rails, and the ECN carry. Runs EAL
+ * without hugepages or devices; results are read from the worker's transmit buffers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,7 +65,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* ---- Frames, from the wire reference ---- */
+/* ---- Frames, from the documented format (docs/atp.md) ---- */
 
 struct fr {
 	uint16_t app, seq, agtr;

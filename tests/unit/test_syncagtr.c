@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SyncAgtr pipeline's per-packet algorithm on hand-made packets: every branch of
- * wire-reference.md §A.4 (first, add, complete, shadow reuse, retransmission to a complete and
- * to an incomplete slot), the result packet of §A.5, admission (unknown worker, wrong MAC,
- * options, fragments), malformed input (bad size, truncated, out-of-region), two sessions
- * sharing a worker host, port learning, ARP and ICMP. Runs EAL without hugepages or devices;
- * results are read from the worker's transmit buffers.
+ * The SyncAgtr pipeline's per-packet algorithm on hand-made packets: every branch of the algorithm
+ * in docs/syncagtr.md (first, add, complete, shadow reuse, retransmission to a complete and to an
+ * incomplete slot), the result packet, admission (unknown worker, wrong MAC, options, fragments),
+ * malformed input (bad size, truncated, out-of-region), two sessions sharing a worker host, port
+ * learning, ARP and ICMP. Runs EAL without hugepages or devices; results are read from the worker's
+ * transmit buffers.
  *
- * Packets are built here from the wire reference, not with the pipeline's own helpers.
+ * Packets are built here from the documented format, not with the pipeline's own helpers.
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -76,7 +76,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* ---- Packets, from the wire reference ---- */
+/* ---- Packets, from the documented format (docs/syncagtr.md) ---- */
 
 struct req {
 	uint8_t host;  /* 02:00:00:00:00:<host>, 10.0.0.<host> */
