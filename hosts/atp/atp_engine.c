@@ -312,7 +312,7 @@ static void *thread_main(void *arg)
 	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
 	uint64_t k = 0;
 
-	for (uint64_t off = 0; off < th->n; off += per, k++) {
+	for (uint64_t off = 0; off < th->n && !atomic_load(&e->failed); off += per, k++) {
 		/* Unique per (job, thread, chunk) and the same on every worker of the app. */
 		struct chunk c = {
 		        .key = e->job << 32 | (k * o->cli.threads + th->t),
@@ -347,12 +347,12 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 	if (!cfg->cli.dev || !cfg->cli.workers || cfg->cli.workers > ATP_MAX_WORKERS ||
 	    cfg->id >= cfg->cli.workers || !cfg->cli.app || !cfg->cli.threads ||
 	    cfg->cli.threads > ATP_THREADS_PER_APP || !cfg->cli.window || !cfg->cli.nps ||
-	    (uint64_t)cfg->cli.threads * cfg->cli.window > cfg->cli.pool || !cfg->timeout_ms ||
-	    !cfg->give_up_s || !(cfg->cli.scale > 0)) {
+	    (uint64_t)cfg->cli.threads * cfg->cli.window > cfg->cli.pool || cfg->cli.pool > 65536 ||
+	    !cfg->timeout_ms || !cfg->give_up_s || !(cfg->cli.scale > 0)) {
 		snprintf(err, errlen,
 		         "bad ATP parameters: need a device, 1 <= id + 1 <= workers <= 32, app >= "
 		         "1, "
-		         "1..20 threads, threads * window <= pool, timeouts and a scale");
+		         "1..20 threads, threads * window <= pool <= 65536, timeouts and a scale");
 		atp_engine_destroy(e);
 		errno = EINVAL;
 		return NULL;
@@ -361,9 +361,10 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 	                  cfg->cli.pool);
 	e->th = calloc(cfg->cli.threads, sizeof(*e->th));
 	if (rc < 0 || !e->th) {
-		snprintf(err, errlen, "out of memory");
+		rc = rc < 0 ? rc : -ENOMEM;
+		snprintf(err, errlen, "aggregator map of app %u: %s", cfg->cli.app, strerror(-rc));
 		atp_engine_destroy(e);
-		errno = ENOMEM;
+		errno = -rc;
 		return NULL;
 	}
 	for (unsigned t = 0; t < cfg->cli.threads; t++)

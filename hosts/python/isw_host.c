@@ -27,6 +27,7 @@ struct isw_sa {
 	struct sa_worker *w;
 	char ctl[256];
 	unsigned session;
+	int registered; /* taken back at close, so that the next run's rendezvous waits again */
 	int broken;
 	char broke[512]; /* why */
 	struct isw_stats st;
@@ -61,6 +62,9 @@ static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *e
 	if (c->timeout_max_ms < c->timeout_ms)
 		c->timeout_max_ms = c->timeout_ms;
 	c->give_up_s = or_default(p->give_up_s, c->give_up_s);
+	c->first_timeout_ms = p->first_timeout_ms == UINT32_MAX
+	                              ? 0
+	                              : or_default(p->first_timeout_ms, c->first_timeout_ms);
 	c->guard_ms = p->guard_ms == UINT32_MAX ? 0 : or_default(p->guard_ms, c->guard_ms);
 	c->worker_port = (uint16_t)or_default(p->worker_port, c->worker_port);
 	if (p->worker_port > 65535) {
@@ -76,10 +80,19 @@ static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *e
 		snprintf(err, errlen, "session %u is not in 1..64", p->session);
 		return -EINVAL;
 	}
+	if (p->attach && strcmp(p->attach, "l2") && strcmp(p->attach, "auto") &&
+	    (!p->attach[0] || strlen(p->attach) > 5 ||
+	     strspn(p->attach, "0123456789") != strlen(p->attach) || atoi(p->attach) > 65535)) {
+		snprintf(err, errlen, "attach '%s' is not l2, auto or a port number", p->attach);
+		return -EINVAL;
+	}
 	return sa_config_check(c, err, errlen);
 }
 
-/* Registration and rendezvous on the control socket. */
+/*
+ * Registration and rendezvous on the control socket, once the sockets are open: the others'
+ * rendezvous waits for this worker's registration, so it must be ready to send by then.
+ */
 static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, size_t errlen)
 {
 	const char *attach = p->attach ? p->attach : "l2";
@@ -94,9 +107,8 @@ static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, s
 	                         errlen);
 	if (rc < 0)
 		return rc;
-	if (strcmp(attach, "auto") == 0)
-		return 0;
-	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, h->cfg.give_up_s * 1000u);
+	h->registered = 1;
+	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, 0, h->cfg.give_up_s * 1000u);
 	if (rc < 0) {
 		char why[512];
 		sa_session_diagnose(h->ctl, h->session, h->cfg.workers, why, sizeof(why));
@@ -120,15 +132,22 @@ struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errl
 	if (rc < 0)
 		goto fail;
 	h->session = p->session;
-	if (p->ctl && (rc = sa_join(h, p, err, errlen)) < 0)
-		goto fail;
 	h->w = sa_worker_create(&h->cfg, err, errlen);
 	if (!h->w) {
 		rc = -errno;
 		goto fail;
 	}
+	if (p->ctl && (rc = sa_join(h, p, err, errlen)) < 0)
+		goto fail;
 	if (!p->no_barrier && (rc = sa_worker_barrier(h->w, &st)) < 0) {
 		snprintf(err, errlen, "%s", sa_worker_error(h->w));
+		goto fail;
+	}
+	/* "port auto" members have their ports only once everyone has sent: wait for them. */
+	if (p->ctl && p->attach && strcmp(p->attach, "auto") == 0 &&
+	    sa_session_wait_ports(&h->cfg, h->ctl, h->session, 1, 2000) < 0) {
+		snprintf(err, errlen, "the switch has not learned every worker's port");
+		rc = -ETIMEDOUT;
 		goto fail;
 	}
 	return h;
@@ -155,8 +174,8 @@ static int sa_broken(struct isw_sa *h, int rc, char *err, size_t errlen)
 /* The verify job: allreduce what this worker sent, compare with what it received. */
 static int sa_check(struct isw_sa *h, char *err, size_t errlen)
 {
-	uint32_t sent[2], got[2];
-	int32_t sum[2];
+	uint32_t sent[3], got[3];
+	int32_t sum[3];
 	struct sa_stats st = {0};
 	int rc;
 
@@ -164,17 +183,28 @@ static int sa_check(struct isw_sa *h, char *err, size_t errlen)
 	memcpy(sum, sent, sizeof(sum));
 	sa_worker_set_checksums(h->w, 0);
 	sa_worker_set_type(h->w, SA_INT32);
-	rc = sa_worker_allreduce(h->w, sum, sum, 2, &st, NULL, NULL);
+	rc = sa_worker_allreduce(h->w, sum, sum, 3, &st, NULL, NULL);
+	h->st.packets += st.packets;
+	h->st.retransmits += st.retransmits;
+	h->st.results += st.results;
+	h->st.duplicates += st.duplicates;
+	h->st.seconds += st.seconds;
 	if (rc < 0)
 		return sa_broken(h, rc, err, errlen);
-	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1]) {
+	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1] &&
+	    (uint32_t)sum[2] == got[2]) {
 		h->st.verified++;
 		return 0;
 	}
-	snprintf(err, errlen,
-	         "result check failed: the results this worker received (checksums %08x %08x) "
-	         "are not the sum of what the %u workers sent (%08x %08x)",
-	         got[0], got[1], h->cfg.workers, (uint32_t)sum[0], (uint32_t)sum[1]);
+	if ((uint32_t)sum[2] != got[2] && (uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1])
+		snprintf(err, errlen,
+		         "result check failed: the workers did not all receive the same exponents "
+		         "(float32 scales) with their results");
+	else
+		snprintf(err, errlen,
+		         "result check failed: the results this worker received (checksums %08x "
+		         "%08x) are not the sum of what the %u workers sent (%08x %08x)",
+		         got[0], got[1], h->cfg.workers, (uint32_t)sum[0], (uint32_t)sum[1]);
 	return -EBADMSG;
 }
 
@@ -220,6 +250,8 @@ void isw_sa_close(struct isw_sa *h)
 {
 	if (!h)
 		return;
+	if (h->registered)
+		sa_session_unregister(&h->cfg, h->ctl, h->session);
 	sa_worker_destroy(h->w);
 	free(h);
 }

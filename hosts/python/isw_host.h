@@ -6,7 +6,9 @@
  * A communicator is one worker of one SyncAgtr session or ATP app: it is opened once, then
  * allreduces buffers in place, any number of times; every worker of the session must make the
  * same calls (same counts, types and verify flags) in the same order. After a failed call the
- * communicator is broken: every later call fails at once, and it must be closed.
+ * communicator is broken: every later call fails at once, and it must be closed. The exception
+ * is -EBADMSG: the job completed on every worker (the buffer holds what the switch sent), only
+ * its check failed, and the communicator can go on.
  *
  * int functions return 0 or -errno and write a message to err: -ETIMEDOUT (no result for
  * give_up_s; the message says what the switch knows of the session), -EBADMSG (verify: the
@@ -21,7 +23,7 @@
 #include <stdint.h>
 
 /* Bumped on every change of the structures below (the Python side checks it). */
-#define ISW_HOST_API_VERSION 2
+#define ISW_HOST_API_VERSION 3
 
 unsigned isw_host_api_version(void);
 
@@ -32,19 +34,20 @@ enum isw_dtype {
 
 /* SyncAgtr worker parameters; 0 (or NULL) takes the default shown. */
 struct isw_sa_params {
-	uint32_t size;        /* sizeof(struct isw_sa_params) */
-	uint32_t rank;        /* 0..workers-1 */
-	uint32_t workers;     /* 1..32 */
-	uint32_t session;     /* 1..64 (1) */
-	uint32_t threads;     /* (4) */
-	uint32_t window;      /* packets in flight per thread (64) */
-	uint32_t elems;       /* values per packet, 64 or 256 (256) */
-	uint32_t timeout_ms;  /* least retransmission timeout (20) */
-	uint32_t give_up_s;   /* fail after this long without a result (20) */
-	uint32_t guard_ms;    /* (3); UINT32_MAX for 0 */
-	uint32_t worker_port; /* UDP port of thread 0 (4000) */
-	uint32_t reset;       /* rank 0 resets the session's slots at registration */
-	uint32_t no_barrier;  /* skip the start barrier (all workers must agree) */
+	uint32_t size;             /* sizeof(struct isw_sa_params) */
+	uint32_t rank;             /* 0..workers-1 */
+	uint32_t workers;          /* 1..32 */
+	uint32_t session;          /* 1..64 (1) */
+	uint32_t threads;          /* (4) */
+	uint32_t window;           /* packets in flight per thread (64) */
+	uint32_t elems;            /* values per packet, 64 or 256 (256) */
+	uint32_t timeout_ms;       /* least retransmission timeout (20) */
+	uint32_t give_up_s;        /* fail after this long without a result (20) */
+	uint32_t first_timeout_ms; /* least timeout of a first window (250); UINT32_MAX for 0 */
+	uint32_t guard_ms;         /* (3); UINT32_MAX for 0 */
+	uint32_t worker_port;      /* UDP port of thread 0 (4000) */
+	uint32_t reset;            /* rank 0 resets the session's slots at registration */
+	uint32_t no_barrier;       /* skip the start barrier (all workers must agree) */
 	const char *switch_ip;
 	const char *ctl;    /* inswitch's control socket: register there; NULL: do not */
 	const char *attach; /* with ctl: "l2" (NULL), "auto" or a port number */
@@ -63,7 +66,10 @@ struct isw_stats {
 
 struct isw_sa;
 
-/* Registers (with ctl), opens the sockets, waits for every worker, runs the start barrier. */
+/*
+ * Opens the sockets, registers (with ctl) and waits for every worker, runs the start barrier.
+ * Closing takes the registration back, so the next run's workers wait for each other again.
+ */
 struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errlen);
 /* buf[0..count) := the sum over workers of their buf, in place. verify: see isw_host.c. */
 int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int verify, char *err,

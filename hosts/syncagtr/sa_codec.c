@@ -22,6 +22,7 @@ void sa_config_default(struct sa_config *cfg)
 	cfg->type = SA_INT32;
 	cfg->timeout_ms = 20;
 	cfg->timeout_max_ms = 1000;
+	cfg->first_timeout_ms = 250;
 	cfg->give_up_s = 20;
 	cfg->guard_ms = 3;
 }
@@ -51,6 +52,8 @@ int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen)
 		why = "worker ports (worker_port + thread) must lie in 1..65535";
 	else if (cfg->timeout_ms < 1 || cfg->timeout_max_ms < cfg->timeout_ms)
 		why = "timeouts must satisfy 1 <= timeout <= timeout cap";
+	else if (cfg->first_timeout_ms > 60000)
+		why = "first-window timeout must be at most 60000 ms";
 	else if (cfg->give_up_s < 1)
 		why = "give-up time must be at least 1 s";
 	else if (cfg->guard_ms > 10000)

@@ -279,21 +279,46 @@ static int session_fits(const struct sa_config *cfg, const char *path, unsigned 
 	return 0;
 }
 
-/* A rank that is already registered is fine if it is registered as us. */
-static int member_is_us(const struct sa_config *cfg, const char *path, unsigned session,
-                        const char *mac, const char *ip, char *err, size_t errlen)
+/* The port_from a registration with `port attach` gets: "l2", "auto" or "given". */
+static const char *attach_from(const char *attach)
 {
-	char reply[8192], pat[32], gotmac[32] = "?", gotip[INET_ADDRSTRLEN] = "?";
+	return strcmp(attach, "l2") == 0 || strcmp(attach, "auto") == 0 ? attach : "given";
+}
+
+/*
+ * A rank that is already registered is fine if it is registered as us: this host's MAC and IP,
+ * and the same kind of port (a number: that number). Anything else would leave results going
+ * to another port, or a rendezvous waiting for a port that is never learned.
+ */
+static int member_is_us(const struct sa_config *cfg, const char *path, unsigned session,
+                        const char *mac, const char *ip, const char *attach, char *err,
+                        size_t errlen)
+{
+	char reply[8192], pat[32], gotmac[32] = "?", gotip[INET_ADDRSTRLEN] = "?", from[16] = "?";
 	const char *p;
+	long port = -1;
 
 	if (session_show(path, session, reply, sizeof(reply)) < 0)
 		return -EIO;
 	snprintf(pat, sizeof(pat), "\"rank\":%u,", cfg->rank);
 	p = strstr(reply, pat);
-	if (p && reply_string(p, "mac", gotmac, sizeof(gotmac)) == 0 &&
-	    reply_string(p, "ip", gotip, sizeof(gotip)) == 0 && strcasecmp(gotmac, mac) == 0 &&
-	    strcmp(gotip, ip) == 0)
+	if (p) {
+		reply_string(p, "mac", gotmac, sizeof(gotmac));
+		reply_string(p, "ip", gotip, sizeof(gotip));
+		reply_string(p, "port_from", from, sizeof(from));
+		port = reply_number(p, "port");
+	}
+	if (p && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0 &&
+	    strcmp(from, attach_from(attach)) == 0 &&
+	    (strcmp(from, "given") != 0 || port == strtol(attach, NULL, 10)))
 		return 0;
+	if (p && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0) {
+		snprintf(err, errlen,
+		         "rank %u of session %u is registered with port %ld (%s), not 'port %s'; "
+		         "'syncagtr worker del %u %u' first",
+		         cfg->rank, session, port, from, attach, session, cfg->rank);
+		return -EEXIST;
+	}
 	snprintf(err, errlen,
 	         "rank %u of session %u is registered as %s %s, not this host (%s %s); "
 	         "'syncagtr worker del %u %u' first",
@@ -334,12 +359,22 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 	         cfg->rank, mac, myip, attach);
 	rc = ctl_run(ctl_path, cmd, log, err, errlen);
 	if (rc == 1)
-		rc = member_is_us(cfg, ctl_path, session, mac, myip, err, errlen);
+		rc = member_is_us(cfg, ctl_path, session, mac, myip, attach, err, errlen);
 	return rc;
 }
 
+int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, unsigned session)
+{
+	char cmd[64], reply[512];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "syncagtr worker del %u %u", session, cfg->rank);
+	rc = sa_ctl_command(ctl_path, cmd, reply, sizeof(reply));
+	return rc < 0 ? rc : reply_ok(reply) ? 0 : -EIO;
+}
+
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                          unsigned timeout_ms)
+                          int learned, unsigned timeout_ms)
 {
 	char reply[16384];
 	const char *p;
@@ -352,7 +387,7 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 		ranks = 0;
 		for (p = reply; (p = strstr(p, "\"rank\":")) != NULL; p++)
 			ranks++;
-		if (ranks >= cfg->workers && !strstr(reply, "\"port\":\""))
+		if (ranks >= cfg->workers && (!learned || !strstr(reply, "\"port\":\"")))
 			return 0;
 		if (waited >= timeout_ms)
 			return -ETIMEDOUT;

@@ -51,13 +51,20 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 
 /*
  * Waits (at most timeout_ms) until `syncagtr session show` lists every one of the session's
- * workers, each with a port: the workers' rendezvous before their first packet, so that none
- * waits at the switch for one that has not started. Members registered with "port auto" get a
- * port only from their first packet; until then the switch multicasts results to nobody there.
- * 0 once all have one (or the reply does not say), -ETIMEDOUT, or -errno.
+ * workers: the workers' rendezvous before their first packet, so that none waits at the switch
+ * for one that has not started. With learned, also until every one has a port: members
+ * registered with "port auto" get one only from their first packet, and until then the switch
+ * multicasts results to nobody there. 0 once so (or the reply does not say), -ETIMEDOUT, or
+ * -errno.
  */
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                          unsigned timeout_ms);
+                          int learned, unsigned timeout_ms);
+
+/*
+ * Takes this worker's registration back (syncagtr worker del), so that the next run's
+ * rendezvous waits for it again. 0, or -errno (-EIO when the switch refused).
+ */
+int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, unsigned session);
 
 /*
  * What the switch says about a session, for an error message after a job gave up: it does not

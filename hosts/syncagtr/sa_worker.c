@@ -32,13 +32,6 @@
 #define BATCH   64u   /* datagrams per sendmmsg / recvmmsg */
 #define RXBUF   2048u /* larger than any valid result, so oversized ones show as bad */
 #define SOCKBUF (4 << 20)
-/*
- * Least first timeout of a packet of a job's first window (and of every start-barrier packet).
- * Its answer waits for the slowest worker to reach the job, which on a loaded host or without a
- * rendezvous is not a network round trip: a resend before the others are there is only a drop at
- * the switch. SwitchML's client gives its first batch W x 10 ms for the same reason.
- */
-#define FIRST_RTO_NS (250ull * 1000000ull)
 /* How long the first packet may wait for the kernel to resolve the switch's MAC. */
 #define NEIGH_WAIT_MS 1000u
 
@@ -68,7 +61,7 @@ struct sa_thread {
 	int barrier;           /* this job is sa_worker_barrier's */
 	uint64_t end;          /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
-	uint32_t ck_sent[2], ck_got[2]; /* this job's checksums (sa_worker_checksums) */
+	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_worker_checksums) */
 	struct sa_win *win;
 	struct sa_stats st;
 	_Atomic uint64_t pub_results, pub_packets, pub_retransmits;
@@ -86,7 +79,7 @@ struct sa_worker {
 	unsigned job;
 	atomic_int neigh_wait; /* the switch's MAC is not resolved yet: thread 0 sends one first */
 	int checksums;         /* sa_worker_set_checksums */
-	uint32_t ck_sent[2], ck_got[2];
+	uint32_t ck_sent[3], ck_got[3];
 	struct sa_thread *th;
 	atomic_int abort;
 	atomic_uint finished;
@@ -297,22 +290,33 @@ static void tx_flush(struct sa_thread *t)
 	t->ntx = 0;
 }
 
-/*
- * The job checksums: over the 32-bit words of a packet's values as they travel, the plain sum
- * and the sum weighted by 2 * (position in the thread's stream) + 1, modulo 2^32. The switch adds
- * positionally and modulo 2^32, so the weighted sums of what every worker sent add up to the
- * weighted sum of what each worker received, if every result is the sum of that round.
- */
-static void checksum_add(uint32_t ck[2], const uint8_t *values, uint64_t k, unsigned elems)
+/* A pseudo-random odd 32-bit weight for packet k of thread tid (a 64-bit mixer's output). */
+static uint32_t packet_weight(unsigned tid, uint64_t k)
 {
-	uint32_t w = (uint32_t)(2 * k * elems + 1), a = ck[0], b = ck[1];
+	uint64_t x = (uint64_t)tid << 48 ^ k;
 
-	for (unsigned i = 0; i < elems; i++, w += 2) {
-		uint32_t v;
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+	return (uint32_t)(x ^ x >> 31) | 1u;
+}
+
+/*
+ * The job checksums, over the 32-bit words of a packet's values as they travel: their plain sum
+ * and their sum weighted by a pseudo-random odd weight per (thread, packet, position), modulo
+ * 2^32. The switch adds positionally and modulo 2^32, so the sums of what every worker sent add
+ * up to the sums of what each worker received, if every result is the sum of its round.
+ */
+static void checksum_add(uint32_t ck[2], const uint8_t *values, unsigned tid, uint64_t k,
+                         unsigned elems)
+{
+	uint32_t base = packet_weight(tid, k), a = ck[0], b = ck[1];
+
+	for (unsigned i = 0; i < elems; i++) {
+		uint32_t v, w = (base + 2 * i) * 0x85ebca6bu;
 		memcpy(&v, values + 4 * i, 4);
 		v = ntohl(v);
 		a += v;
-		b += v * w;
+		b += v * ((w ^ w >> 15) | 1u);
 	}
 	ck[0] = a;
 	ck[1] = b;
@@ -363,8 +367,11 @@ static uint64_t thread_rto(const struct sa_thread *t, uint64_t k)
 	         hi = (uint64_t)c->timeout_max_ms * 1000000ull;
 	uint64_t rto;
 
-	if ((t->barrier || k < c->window) && lo < FIRST_RTO_NS)
-		lo = FIRST_RTO_NS;
+	/* A first-window (or barrier) packet's answer waits for the slowest worker to reach the
+	 * job, which on a loaded host or without a rendezvous is not a network round trip: a
+	 * resend before the others are there is only a drop at the switch. */
+	if ((t->barrier || k < c->window) && lo < (uint64_t)c->first_timeout_ms * 1000000ull)
+		lo = (uint64_t)c->first_timeout_ms * 1000000ull;
 	rto = t->srtt ? t->srtt + 4 * t->rttvar : lo;
 
 	return rto < lo ? lo : rto > hi ? hi : rto;
@@ -402,7 +409,7 @@ static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t
 	set_deadline(t, e, now + e->rto);
 	tx_queue(t, k);
 	if (t->w->checksums && !t->barrier)
-		checksum_add(t->ck_sent, t->txbuf[t->ntx - 1] + SA_HDR_LEN + SA_EXP_LEN, k,
+		checksum_add(t->ck_sent, t->txbuf[t->ntx - 1] + SA_HDR_LEN + SA_EXP_LEN, t->tid, k,
 		             t->w->cfg.elems);
 }
 
@@ -478,8 +485,12 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	/* First-window packets wait for the other workers to start the job: no sample. */
 	if (!e->resent && k >= c->window)
 		rtt_sample(t, now - e->last_tx);
-	if (t->w->checksums)
-		checksum_add(t->ck_got, p.values, k, c->elems);
+	if (t->w->checksums) {
+		checksum_add(t->ck_got, p.values, t->tid, k, c->elems);
+		/* The exponents set float32 scales: every worker must have got the same ones. */
+		t->ck_sent[2] +=
+		        packet_weight(t->tid, k) * (uint32_t)((uint8_t)p.e0 << 8 | (uint8_t)p.e1);
+	}
 	deliver(t, e, &p, k);
 	t->st.results++;
 	t->done++;
@@ -778,10 +789,11 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 		memset(w->ck_sent, 0, sizeof(w->ck_sent));
 		memset(w->ck_got, 0, sizeof(w->ck_got));
 		for (i = 0; i < started; i++)
-			for (unsigned j = 0; j < 2; j++) {
+			for (unsigned j = 0; j < 3; j++) {
 				w->ck_sent[j] += w->th[i].ck_sent[j];
 				w->ck_got[j] += w->th[i].ck_got[j];
 			}
+		w->ck_got[2] = w->ck_sent[2] * c->workers;
 	}
 	/* The job ends when its last thread does, not when this thread noticed. */
 	end = start;
@@ -810,7 +822,7 @@ void sa_worker_set_checksums(struct sa_worker *w, int on)
 	w->checksums = on;
 }
 
-void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[2], uint32_t got[2])
+void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3])
 {
 	memcpy(sent, w->ck_sent, sizeof(w->ck_sent));
 	memcpy(got, w->ck_got, sizeof(w->ck_got));

@@ -44,11 +44,16 @@ struct sa_config {
 	enum sa_dtype type;
 	unsigned timeout_ms;     /* least retransmission timeout (srtt + 4 rttvar when larger) */
 	unsigned timeout_max_ms; /* backoff cap */
-	unsigned give_up_s;      /* fail when a thread sees no progress for this long */
-	unsigned guard_ms;       /* least time between the last send of packet k and k + W */
+	/* least timeout of a job's first window and of the start barrier: their answers wait for
+	 * the slowest worker to reach the job (SwitchML's client gives its first batch W x 10 ms)
+	 */
+	unsigned first_timeout_ms;
+	unsigned give_up_s; /* fail when a thread sees no progress for this long */
+	unsigned guard_ms;  /* least time between the last send of packet k and k + W */
 };
 
-/* Fill defaults (4 threads, window 64, 256 values, int32, 20 ms .. 1 s, 20 s, port 4000). */
+/* Fill defaults (4 threads, window 64, 256 values, int32, 20 ms .. 1 s, first window 250 ms,
+ * 20 s, port 4000). */
 void sa_config_default(struct sa_config *cfg);
 /* Check ranges; on error returns -EINVAL and writes a reason to err. */
 int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen);
@@ -196,16 +201,20 @@ const char *sa_worker_error(const struct sa_worker *w);
 void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
 
 /*
- * Result checksums. With them on, every job computes two checksums over the 32-bit words of the
- * values it sends (first transmission of each packet) and two over those of the results it takes:
- * their plain sum and their sum weighted by each word's position, modulo 2^32. The switch adds
- * positionally modulo 2^32, so when every result is the sum of its round, the sum over all
- * workers of `sent` equals every worker's `got`: allreduce `sent` (an int32 job of 2 values) and
- * compare. A result mixing in another round, a stale slot or a corrupted word shows up as a
- * mismatch with probability 1 - 2^-64 (or certainly, for a single corrupted word). float32
- * jobs are checked on their quantised integers. sa_worker_checksums gives the last job's.
+ * Result checksums. With them on, every job computes, modulo 2^32, over the 32-bit words of the
+ * values it sends (first transmission of each packet) and over those of the results it takes:
+ * their plain sum, and their sum weighted by a pseudo-random odd weight per (thread, packet,
+ * position). The switch adds positionally modulo 2^32, so when every result is the sum of its
+ * round, the sum over all workers of what each sent equals what each got. A third word sums the
+ * results' exponents (weighted likewise): every worker must have received the same ones.
+ * sa_worker_checksums gives the last job's as sent[3] and got[3], such that allreducing `sent`
+ * (an int32 job of 3 values) must give `got` exactly. A single corrupted word always shows in
+ * the plain sum; other faults (another round's result, a stale slot, a forged contribution,
+ * values landing in the wrong position, a worker with other exponents) escape only by the
+ * chance of a 32-bit coincidence. It is a check against faults, not against someone who knows
+ * the weights. float32 jobs are checked on their quantised integers.
  */
 void sa_worker_set_checksums(struct sa_worker *w, int on);
-void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[2], uint32_t got[2]);
+void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3]);
 
 #endif

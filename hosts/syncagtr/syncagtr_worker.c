@@ -48,6 +48,9 @@ static const char usage_text[] =
         "      --timeout-ms MS      least retransmission timeout (default 20); a packet's first\n"
         "                           timeout is max(MS, srtt + 4 rttvar), doubled on each resend\n"
         "                           up to --timeout-max-ms (default 1000)\n"
+        "      --first-timeout-ms MS  least timeout of a job's first window and of the start\n"
+        "                           barrier, whose answers wait for the slowest worker to\n"
+        "                           reach the job (default 250)\n"
         "      --guard-ms MS        least time between the last send of a packet and the next\n"
         "                           packet of its slot; must exceed the longest delay a copy\n"
         "                           can see in the network (default 3; 0 = SwitchML's behaviour)\n"
@@ -96,6 +99,7 @@ enum {
 	O_GUARD,
 	O_NOBARRIER,
 	O_ATTACH,
+	O_FIRST_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -121,6 +125,7 @@ static const struct option longopts[] = {
         {"guard-ms", required_argument, NULL, O_GUARD},
         {"no-barrier", no_argument, NULL, O_NOBARRIER},
         {"attach", required_argument, NULL, O_ATTACH},
+        {"first-timeout-ms", required_argument, NULL, O_FIRST_TIMEOUT},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -167,6 +172,9 @@ static int set_number(struct opts *o, int c, const char *name, const char *arg)
 		break;
 	case O_GUARD:
 		dst = &o->cfg.guard_ms, lo = 0, hi = 10000;
+		break;
+	case O_FIRST_TIMEOUT:
+		dst = &o->cfg.first_timeout_ms, lo = 0, hi = 60000;
 		break;
 	case O_REPEAT:
 		dst = &o->repeat, lo = 1, hi = 1000000;
@@ -361,19 +369,20 @@ static int register_worker(struct opts *o, char *err, size_t errlen)
 }
 
 /*
- * --ctl: the rendezvous just before the first packet. Waits until every rank is registered with
- * a port, so that no worker's first packets wait at the switch for one that has not started.
+ * --ctl: the rendezvous just before the first packet. Waits until every rank is registered
+ * (each registers when it is ready to send, and takes the registration back when it is done),
+ * so that no worker's first packets wait at the switch for one that has not started.
  */
 static int rendezvous(const struct opts *o)
 {
 	int rc;
 
-	if (!o->ctl || strcmp(o->attach, "auto") == 0)
-		return 0; /* no port before the first packet: the start barrier waits instead */
+	if (!o->ctl)
+		return 0;
 	if (!o->quiet)
 		fprintf(stderr, "rank %u: waiting for all %u workers to register\n", o->cfg.rank,
 		        o->cfg.workers);
-	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, o->cfg.give_up_s * 1000u);
+	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, 0, o->cfg.give_up_s * 1000u);
 	if (rc < 0)
 		fprintf(stderr,
 		        "syncagtr-worker: rank %u: not all %u workers of session %u registered "
@@ -404,7 +413,8 @@ static int barrier(struct opts *o, struct sa_worker *w)
 	o->barrier_s = st.seconds;
 	/* Every worker has sent now: "port auto" ones have a port within the moment the switch
 	 * takes to learn it. */
-	if (o->ctl && sa_session_wait_ports(&o->cfg, o->ctl, o->session, 2000) < 0 && !o->quiet)
+	if (o->ctl && strcmp(o->attach, "auto") == 0 &&
+	    sa_session_wait_ports(&o->cfg, o->ctl, o->session, 1, 2000) < 0 && !o->quiet)
 		fprintf(stderr, "rank %u: the switch has not learned every worker's port yet\n",
 		        o->cfg.rank);
 	return 0;
@@ -470,10 +480,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try 'syncagtr-worker --help'.\n");
 		return rc < 0 ? 2 : 0;
 	}
-	if (o.ctl && register_worker(&o, err, sizeof(err)) < 0) {
-		fprintf(stderr, "syncagtr-worker: session helper: %s\n", err);
-		return 1;
-	}
 	in = malloc(o.count * 4 + 1);
 	out = malloc(o.count * 4 + 1);
 	if (!in || !out) {
@@ -487,7 +493,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "syncagtr-worker: %s\n", err);
 		return 1;
 	}
+	/* Registered only once everything is ready to send: the others' rendezvous waits for it. */
+	if (o.ctl && register_worker(&o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "syncagtr-worker: session helper: %s\n", err);
+		sa_worker_destroy(w);
+		return 1;
+	}
 	rc = run(&o, w, in, out);
+	/* ...and not after its run, so that the next run's rendezvous waits for it again. */
+	if (o.ctl && sa_session_unregister(&o.cfg, o.ctl, o.session) < 0 && !o.quiet)
+		fprintf(stderr, "rank %u: could not take the registration back\n", o.cfg.rank);
 	sa_worker_destroy(w);
 	free(in);
 	free(out);

@@ -353,8 +353,9 @@ struct model {
 		uint8_t pkt[SA_PAYLOAD_LEN(SA_ELEMS_MAX)];
 	} late[64];
 	atomic_int stop;
-	atomic_int reset;   /* set: clear every cell (a session reset) */
-	atomic_int corrupt; /* set: flip a bit in the next job result to rank 0, then clear */
+	atomic_int reset;       /* set: clear every cell (a session reset) */
+	atomic_int corrupt;     /* set: flip a bit in the next job result to rank 0, then clear */
+	atomic_int corrupt_exp; /* set: raise e0 of the next job result to rank 0, then clear */
 	uint64_t rnd;
 	struct model_cell cell[MODEL_SLOTS][2];
 };
@@ -429,6 +430,12 @@ static void model_packet(struct model *m, uint8_t *pkt, size_t len, uint16_t spo
 			c->value[3] ^= 0x100;
 			model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[r] + tid));
 			c->value[3] ^= 0x100;
+			continue;
+		}
+		if (r == 0 && p.job != 0 && atomic_exchange(&m->corrupt_exp, 0)) {
+			c->e0++;
+			model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[r] + tid));
+			c->e0--;
 			continue;
 		}
 		model_reply(m, pkt, len, c, (uint16_t)(m->rank_port[r] + tid));
@@ -782,7 +789,8 @@ static void test_engine_late_copies(void **state)
 /*
  * The result checksums: the sum over workers of what each sent equals what each got, for int32
  * and float32 jobs alike; a result word corrupted on its way to rank 0 breaks rank 0's equality
- * and no one else's.
+ * and no one else's; a result exponent corrupted on its way to rank 0 (a float32 scale that
+ * differs from the others', so every sum of that block is wrong) breaks everyone's.
  */
 static void test_engine_checksums(void **state)
 {
@@ -790,16 +798,18 @@ static void test_engine_checksums(void **state)
 	pthread_t mt, jt[3];
 	struct model *m = model_start(3, 64, 0, 0, 0, &mt);
 	struct job j[3];
-	enum sa_dtype types[] = {SA_INT32, SA_FLOAT32, SA_INT32};
+	enum sa_dtype types[] = {SA_INT32, SA_FLOAT32, SA_INT32, SA_FLOAT32};
 
 	for (unsigned r = 0; r < 3; r++) {
 		job_init(&j[r], m, r, SA_INT32, 20000, 1, 1);
 		sa_worker_set_checksums(j[r].w, 1);
 	}
-	for (unsigned round = 0; round < 3; round++) {
-		uint32_t sent[3][2], got[3][2], sum[2] = {0, 0};
+	for (unsigned round = 0; round < 4; round++) {
+		uint32_t sent[3][3], got[3][3], sum[3] = {0, 0, 0};
 		if (round == 2)
 			atomic_store(&m->corrupt, 1);
+		if (round == 3)
+			atomic_store(&m->corrupt_exp, 1);
 		for (unsigned r = 0; r < 3; r++) {
 			sa_worker_set_type(j[r].w, types[round]);
 			sa_gen(5, r, types[round], j[r].in, 0, j[r].count);
@@ -812,13 +822,15 @@ static void test_engine_checksums(void **state)
 			pthread_join(jt[r], NULL);
 			assert_int_equal(j[r].rc, 0);
 			sa_worker_checksums(j[r].w, sent[r], got[r]);
-			sum[0] += sent[r][0];
-			sum[1] += sent[r][1];
+			for (unsigned i = 0; i < 3; i++)
+				sum[i] += sent[r][i];
 		}
 		assert_int_equal(atomic_load(&m->corrupt), 0);
+		assert_int_equal(atomic_load(&m->corrupt_exp), 0);
 		for (unsigned r = 0; r < 3; r++) {
-			int match = got[r][0] == sum[0] && got[r][1] == sum[1];
-			assert_true(match == (round < 2 || r != 0));
+			int match =
+			        got[r][0] == sum[0] && got[r][1] == sum[1] && got[r][2] == sum[2];
+			assert_true(match == (round < 2 || (round == 2 && r != 0)));
 			/* what the checksums say is what the full check of the tensor says */
 			assert_int_equal(j[r].bad_job, match ? 0 : 1);
 		}

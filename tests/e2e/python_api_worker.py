@@ -97,7 +97,8 @@ comm.allreduce(v)
 tri = workers * (workers + 1) // 2
 assert torch.equal(m[:, 1:4], torch.arange(20, dtype=torch.int32).reshape(4, 5)[:, 1:4] * tri)
 assert torch.equal(m[:, 0], torch.tensor([0, 5, 10, 15], dtype=torch.int32) * (rank + 1))
-be = np.arange(300, dtype=">i4") * (rank + 1)
+be = (np.arange(300) * (rank + 1)).astype(">i4")  # big-endian: reduced through a copy
+assert be.dtype.byteorder == ">" and not _Buffer(be).borrowed
 comm.allreduce(be)
 assert np.array_equal(be, np.arange(300) * tri)
 expect(TypeError, lambda: comm.allreduce(np.zeros(4)), "int32 and float32")

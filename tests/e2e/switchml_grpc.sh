@@ -96,6 +96,15 @@ if "$py" "$src/hosts/syncagtr/switchml-controller" --listen 127.0.0.1:0 --ctl "$
 fi
 grep -q "port 7/0: inswitch port 6 does not exist (it has 4 ports)" "$ISW_TMP/bad.log" ||
 	fail "bad ports file: $(cat "$ISW_TMP/bad.log")"
+# A port listed twice is refused too (YAML would keep the last one), and a MAC of decimal pairs
+# is a MAC, not a base-60 number.
+printf 'ports:\n    1/0 : {mac: 52:54:00:12:34:56}\n    1/0 : {mac: "0c:42:a1:5e:00:07"}\n' \
+	>"$ISW_TMP/dup.yaml"
+if "$py" "$src/hosts/syncagtr/switchml-controller" --listen 127.0.0.1:0 --ctl "$ISW_CTL_SOCK" \
+	--switch-ip 10.200.0.254 --ports "$ISW_TMP/dup.yaml" 2>"$ISW_TMP/dup.log"; then
+	fail "the shim started with a ports file listing 1/0 twice"
+fi
+grep -q "key '1/0' given twice" "$ISW_TMP/dup.log" || fail "duplicate port: $(cat "$ISW_TMP/dup.log")"
 isw_ctl --json l2 show | jq -e '.entries | length == 3' >/dev/null ||
 	fail "the refused ports file left l2 entries behind"
 

@@ -9,7 +9,8 @@
 # (plus the start barrier's), each with all four workers' contributions. Then the same training
 # through ATP (the switch's pipeline swapped, an app of the four hosts with its parameter server
 # on h5), compared with the same gloo run: accuracy within 1 point, losses within the same
-# bound, one hook call per step, and the switch aggregated and acknowledged every packet.
+# bound, one hook call per step, the switch multicast an ACK for every result rank 0 took, and
+# aggregated contributions in the switch.
 #   train_digits.sh BUILD_DIR          (TRAIN_EPOCHS, default 3)
 set -euo pipefail
 build=$(cd "$1" && pwd)

@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 2  # ISW_HOST_API_VERSION
+API_VERSION = 3  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 
@@ -60,7 +60,7 @@ def error(rc, msg):
 class SaParams(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "size", "rank", "workers", "session", "threads", "window", "elems", "timeout_ms",
-        "give_up_s", "guard_ms", "worker_port", "reset", "no_barrier")] + [
+        "give_up_s", "first_timeout_ms", "guard_ms", "worker_port", "reset", "no_barrier")] + [
         ("switch_ip", ctypes.c_char_p), ("ctl", ctypes.c_char_p), ("attach", ctypes.c_char_p)]
 
 

@@ -38,14 +38,15 @@ class _Buffer:
         if not isinstance(x, np.ndarray):
             raise TypeError("allreduce takes a numpy array or a torch tensor, not %s"
                             % type(x).__name__)
-        if x.dtype not in _NP_TYPES:
+        native = x.dtype.newbyteorder("=")
+        if native not in _NP_TYPES:
             raise TypeError("inswitch aggregates int32 and float32 arrays, not %s" % x.dtype)
         if not x.flags.writeable:
             raise ValueError("the array is read-only: allreduce writes the sum into it")
-        self.dtype = _NP_TYPES[x.dtype]
+        self.dtype = _NP_TYPES[native]
         a = x
         if not (x.flags.c_contiguous and x.dtype.isnative):
-            a = self.copy = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("="))
+            a = self.copy = np.ascontiguousarray(x, dtype=native)
         self.ptr, self.count = a.ctypes.data, a.size
 
     @property
@@ -65,6 +66,7 @@ class _Buffer:
 class _Comm:
     """What the communicators share: allreduce through the library, stats, closing."""
 
+    _h = None  # the library's handle; None once closed (or if opening failed)
     _allreduce = _stats = _close = None
 
     def _call(self, x, verify):
@@ -125,17 +127,20 @@ class SyncAgtr(_Comm):
     host is behind, "l2" (the switch's static l2 entry for this host's MAC), "auto" or a port
     number. threads, window, elems: worker threads (one UDP socket each), packets in flight per
     thread, values per packet (64 or 256); the session takes threads * window slots.
-    timeout_ms, give_up_s, guard_ms, worker_port, reset, barrier: as syncagtr-worker's options.
+    timeout_ms, first_timeout_ms, give_up_s, guard_ms, worker_port, reset, barrier: as
+    syncagtr-worker's options. Closing takes the registration back (with ctl), so that the next
+    run's workers wait for each other again.
     """
 
     def __init__(self, rank, workers, switch_ip, *, ctl=None, session=1, attach="l2", threads=4,
-                 window=64, elems=256, timeout_ms=20, give_up_s=20, guard_ms=3,
-                 worker_port=4000, reset=False, barrier=True):
+                 window=64, elems=256, timeout_ms=20, first_timeout_ms=250, give_up_s=20,
+                 guard_ms=3, worker_port=4000, reset=False, barrier=True):
         p = _native.SaParams()
         p.size = ctypes.sizeof(p)
         p.rank, p.workers, p.session = rank, workers, session
         p.threads, p.window, p.elems = threads, window, elems
         p.timeout_ms, p.give_up_s = timeout_ms, give_up_s
+        p.first_timeout_ms = 0xFFFFFFFF if first_timeout_ms == 0 else first_timeout_ms
         p.guard_ms = 0xFFFFFFFF if guard_ms == 0 else guard_ms
         p.worker_port, p.reset, p.no_barrier = worker_port, int(reset), int(not barrier)
         p.switch_ip = str(switch_ip).encode()

@@ -15,7 +15,9 @@ The hook averages, as DDP's default does: the switch sums each bucket, the hook 
 number of workers. It runs synchronously in the backward pass (the switch's answer is the sum
 of all workers, so there is nothing to overlap with but the other buckets' computation).
 An inswitch error (a timeout naming what the switch knows, a failed verify) raises in
-loss.backward(), never hangs or leaves a wrong gradient in place.
+loss.backward() instead of hanging, so the optimizer step that would use the bucket is not
+taken. Without verify a wrong sum from the switch is not detected: HookState(verify=True)
+checks every bucket end to end.
 """
 
 import torch
