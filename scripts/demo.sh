@@ -201,20 +201,14 @@ done
 [ "$atp_failed" -eq 0 ] || exit 1
 
 say "Training again, its gradients through ATP (app 3 on h1-h4, its PS on h5), beside the runs above"
-ip netns exec "${ISW_TAG}h5" "$build/hosts/atp/atp-ps" --app 3 --dev eth0 --workers 4 \
-	--threads 1 --window 100 --scale 16777216 >/dev/null 2>"$ISW_TMP/train-ps.err" &
-train_ps=$!
-for ((k = 0; k < 50; k++)); do
-	grep -qs '^atp-ps: app' "$ISW_TMP/train-ps.err" && break
-	sleep 0.1
-done
+isw_atp_ps 5 --app 3 --workers 4 --threads 1 --window 100 --scale 16777216
 PYTHONPATH=$PWD/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so \
 	GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 hosts/python/examples/compare.py \
 	--ns "$(seq -s, -f "${ISW_TAG}h%g" 1 4)" --master 10.99.0.1 --backends atp \
 	--reference "$ISW_TMP/train/summary.json" --epochs 20 --out "$ISW_TMP/train-atp" --check \
 	--app 3 --window 100 --scale 16777216
-kill -TERM $train_ps
-wait $train_ps || true
+kill -TERM $ISW_PS_PID
+wait $ISW_PS_PID || true
 isw_ctl atp app show 3
 # Every ACK freed its aggregator: none should be held.
 isw_ctl atp pool show

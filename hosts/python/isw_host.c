@@ -43,6 +43,25 @@ static uint32_t or_default(uint32_t v, uint32_t def)
 	return v ? v : def;
 }
 
+/* What every allreduce checks first: a communicator still usable, a dtype, a buffer. */
+static int call_check(int broken, const char *broke, const void *buf, uint64_t count, int dtype,
+                      char *err, size_t errlen)
+{
+	if (broken) {
+		snprintf(err, errlen, "this communicator failed earlier (%s); close it", broke);
+		return -EPIPE;
+	}
+	if (dtype != ISW_INT32 && dtype != ISW_FLOAT32) {
+		snprintf(err, errlen, "dtype %d is neither int32 (0) nor float32 (1)", dtype);
+		return -EINVAL;
+	}
+	if (count > SIZE_MAX / 4 || (count && !buf)) {
+		snprintf(err, errlen, "no buffer of %llu elements", (unsigned long long)count);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The engine's configuration from p; -EINVAL with the reason in err. */
 static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *err, size_t errlen)
 {
@@ -171,6 +190,16 @@ static int sa_broken(struct isw_sa *h, int rc, char *err, size_t errlen)
 	return rc;
 }
 
+/* A job's engine figures into the communicator's. */
+static void sa_count(struct isw_sa *h, const struct sa_stats *st)
+{
+	h->st.packets += st->packets;
+	h->st.retransmits += st->retransmits;
+	h->st.results += st->results;
+	h->st.duplicates += st->duplicates;
+	h->st.seconds += st->seconds;
+}
+
 /* The verify job: allreduce what this worker sent, compare with what it received. */
 static int sa_check(struct isw_sa *h, char *err, size_t errlen)
 {
@@ -184,11 +213,7 @@ static int sa_check(struct isw_sa *h, char *err, size_t errlen)
 	sa_worker_set_checksums(h->w, 0);
 	sa_worker_set_type(h->w, SA_INT32);
 	rc = sa_worker_allreduce(h->w, sum, sum, 3, &st, NULL, NULL);
-	h->st.packets += st.packets;
-	h->st.retransmits += st.retransmits;
-	h->st.results += st.results;
-	h->st.duplicates += st.duplicates;
-	h->st.seconds += st.seconds;
+	sa_count(h, &st);
 	if (rc < 0)
 		return sa_broken(h, rc, err, errlen);
 	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1] &&
@@ -212,28 +237,14 @@ int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int
                      size_t errlen)
 {
 	struct sa_stats st = {0};
-	int rc;
+	int rc = call_check(h->broken, h->broke, buf, count, dtype, err, errlen);
 
-	if (h->broken) {
-		snprintf(err, errlen, "this communicator failed earlier (%s); close it", h->broke);
-		return -EPIPE;
-	}
-	if (dtype != ISW_INT32 && dtype != ISW_FLOAT32) {
-		snprintf(err, errlen, "dtype %d is neither int32 (0) nor float32 (1)", dtype);
-		return -EINVAL;
-	}
-	if (count > SIZE_MAX / 4 || (count && !buf)) {
-		snprintf(err, errlen, "no buffer of %llu elements", (unsigned long long)count);
-		return -EINVAL;
-	}
+	if (rc < 0)
+		return rc;
 	sa_worker_set_type(h->w, dtype == ISW_FLOAT32 ? SA_FLOAT32 : SA_INT32);
 	sa_worker_set_checksums(h->w, verify);
 	rc = sa_worker_allreduce(h->w, buf, buf, (size_t)count, &st, NULL, NULL);
-	h->st.packets += st.packets;
-	h->st.retransmits += st.retransmits;
-	h->st.results += st.results;
-	h->st.duplicates += st.duplicates;
-	h->st.seconds += st.seconds;
+	sa_count(h, &st);
 	if (rc < 0)
 		return sa_broken(h, rc, err, errlen);
 	h->st.jobs++;
@@ -312,20 +323,10 @@ int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, c
                       size_t errlen)
 {
 	struct atp_engine_stats st = {0};
-	int rc;
+	int rc = call_check(h->broken, h->broke, buf, count, dtype, err, errlen);
 
-	if (h->broken) {
-		snprintf(err, errlen, "this communicator failed earlier (%s); close it", h->broke);
-		return -EPIPE;
-	}
-	if (dtype != ISW_INT32 && dtype != ISW_FLOAT32) {
-		snprintf(err, errlen, "dtype %d is neither int32 (0) nor float32 (1)", dtype);
-		return -EINVAL;
-	}
-	if (count && !buf) {
-		snprintf(err, errlen, "no buffer of %llu elements", (unsigned long long)count);
-		return -EINVAL;
-	}
+	if (rc < 0)
+		return rc;
 	rc = atp_engine_allreduce(h->e, buf, buf, count, dtype == ISW_FLOAT32, h->job, &st, NULL,
 	                          NULL);
 	h->job++;

@@ -12,7 +12,14 @@
 #                         "port l2" and are in their session's group before their first packet
 #   isw_ctl ARGS          run inswitch-ctl against it
 #   isw_ns I CMD...       run CMD in host I's namespace
-#   isw_cleanup           stop the switch and delete everything (installed as an EXIT trap)
+#   isw_python BUILD_DIR MODULES...  the Python of the tests (Debian's /usr/bin/python3) in
+#                         $py, with the inswitch package and BUILD_DIR's library in its
+#                         environment; exits 77 (skipped) when a module is missing
+#   isw_atp_ps I ARGS...  start atp-ps ARGS in host I's namespace, wait until it runs; its pid
+#                         in ISW_PS_PID (stopped by isw_cleanup too); its stderr in
+#                         $ISW_TMP/ps.I.err
+#   ISW_STOP_PIDS+=(PID)  a background process (a PS, a shim) that isw_cleanup stops first
+#   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
 # Needs root. Everything created carries a per-run prefix, so runs never collide.
 
@@ -23,6 +30,7 @@ ISW_LOG=$ISW_TMP/inswitch.log
 ISW_HOSTS=0
 ISW_PID=""
 ISW_DRIVER=""
+ISW_STOP_PIDS=()
 
 isw_ns() {
 	local i=$1
@@ -155,13 +163,53 @@ isw_switch_stop() {
 }
 
 isw_cleanup() {
+	local i p
+	for p in "${ISW_STOP_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	isw_switch_stop
-	local i
 	for ((i = 1; i <= ISW_HOSTS; i++)); do
 		ip link del "$(isw_if "$i")" 2>/dev/null || true
 		ip netns del "${ISW_TAG}h$i" 2>/dev/null || true
 	done
 	rm -rf "$ISW_TMP"
+}
+
+isw_atp_ps() {
+	local i=$1 k
+	shift
+	# ip netns exec execs the PS: $! is its pid, for the kill.
+	ip netns exec "${ISW_TAG}h$i" "$ISW_BUILD/hosts/atp/atp-ps" --dev eth0 "$@" >/dev/null \
+		2>"$ISW_TMP/ps.$i.err" &
+	ISW_PS_PID=$!
+	ISW_STOP_PIDS+=($ISW_PS_PID)
+	for ((k = 0; k < 50; k++)); do
+		grep -qs '^atp-ps: app' "$ISW_TMP/ps.$i.err" && return 0
+		kill -0 $ISW_PS_PID 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "atp-ps did not start: $(cat "$ISW_TMP/ps.$i.err")" >&2
+	return 1
+}
+
+isw_python() {
+	local build=$1 m src
+	shift
+	py=/usr/bin/python3
+	for m in "$@"; do
+		if ! "$py" -c "import $m" 2>/dev/null; then
+			echo "skipped: $py cannot import $m (scripts/deps.sh installs it)"
+			exit 77
+		fi
+	done
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	export PYTHONPATH=$src/hosts/python PYTHONDONTWRITEBYTECODE=1
+	export INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so
+	[ -f "$INSWITCH_HOST_LIB" ] || {
+		echo "FAIL: $INSWITCH_HOST_LIB is not built" >&2
+		exit 1
+	}
 }
 
 isw_need_root() {

@@ -18,13 +18,7 @@ source "$(dirname "$0")/lib.sh"
 isw_need_root
 trap isw_cleanup EXIT
 
-py=/usr/bin/python3
-if ! "$py" -c 'import numpy, torch' 2>/dev/null; then
-	echo "skipped: python3-numpy or python3-torch is missing"
-	exit 77
-fi
-export PYTHONPATH=$src/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so
-[ -f "$INSWITCH_HOST_LIB" ] || isw_fail "$INSWITCH_HOST_LIB not built"
+isw_python "$build" numpy torch
 
 isw_topo_create 3 # h3: ATP's parameter server
 isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
@@ -71,15 +65,20 @@ wait_marks deleteme
 isw_ctl syncagtr session del 1 >/dev/null
 touch "$sync/deleted"
 
-rc=0
-for r in 0 1; do
-	if ! wait "${pids[$r]}"; then
-		echo "rank $r failed:" >&2
-		cat "$ISW_TMP/w$r.err" >&2
-		rc=1
-	fi
-done
-[ "$rc" = 0 ] || isw_fail "a rank failed"
+# wait_ranks PREFIX: both processes done and successful (else their stderr, and fail)
+wait_ranks() {
+	local r rc=0
+	for r in 0 1; do
+		if ! wait "${pids[$r]}"; then
+			echo "$1 $r failed:" >&2
+			cat "$ISW_TMP/$1$r.err" >&2
+			rc=1
+		fi
+	done
+	[ "$rc" = 0 ] || isw_fail "a process of '$1' failed"
+}
+
+wait_ranks w
 for r in 0 1; do
 	echo "rank $r: $(jq -c '{int32, float32_max_err, stats: (.stats | {jobs, verified, packets, retransmits})}' "$ISW_TMP/w$r.json")"
 	echo "rank $r: forged:     $(jq -r .forged "$ISW_TMP/w$r.json")"
@@ -90,14 +89,7 @@ done
 isw_ctl pipeline disable syncagtr >/dev/null
 isw_ctl pipeline enable atp >/dev/null
 isw_ctl atp app add 1 workers 2 ports 0,1 ps 2 >/dev/null
-ip netns exec "${ISW_TAG}h3" "$build/hosts/atp/atp-ps" --app 1 --dev eth0 --workers 2 \
-	--window 50 >/dev/null 2>"$ISW_TMP/ps.err" &
-ps_pid=$!
-for ((k = 0; k < 50; k++)); do
-	grep -qs '^atp-ps: app' "$ISW_TMP/ps.err" && break
-	sleep 0.1
-done
-kill -0 $ps_pid 2>/dev/null || isw_fail "atp-ps did not start: $(cat "$ISW_TMP/ps.err")"
+isw_atp_ps 3 --app 1 --workers 2 --window 50 || isw_fail "no parameter server"
 pids=()
 for r in 0 1; do
 	isw_ns $((r + 1)) "$py" "$src/tests/e2e/python_api_atp.py" $r 2 "$sync" \
@@ -105,17 +97,10 @@ for r in 0 1; do
 	pids+=($!)
 done
 wait_marks atp-done
-kill -TERM $ps_pid
-wait $ps_pid || true
+kill -TERM $ISW_PS_PID
+wait $ISW_PS_PID || true
 touch "$sync/ps-stopped"
-for r in 0 1; do
-	if ! wait "${pids[$r]}"; then
-		echo "ATP worker $r failed:" >&2
-		cat "$ISW_TMP/a$r.err" >&2
-		rc=1
-	fi
-done
-[ "$rc" = 0 ] || isw_fail "an ATP worker failed"
+wait_ranks a
 for r in 0 1; do
 	echo "ATP worker $r: $(jq -c '{int32, float32_max_err, stats: (.stats | {jobs, packets, retransmits})}' "$ISW_TMP/a$r.json")"
 	echo "ATP worker $r: no PS: $(jq -r .no_ps "$ISW_TMP/a$r.json")"

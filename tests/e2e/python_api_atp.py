@@ -23,19 +23,11 @@ import torch
 
 import inswitch
 from inswitch.comm import _Buffer
+from isw_check import expect
 
 wid, workers, sync = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 SCALE = 2.0 ** 20
 seen = {"id": wid}
-
-
-def expect(exc, fn, text=""):
-    try:
-        fn()
-    except exc as e:
-        assert text in str(e), "%s: %r lacks %r" % (exc.__name__, str(e), text)
-        return str(e)
-    raise AssertionError("no %s" % exc.__name__)
 
 
 comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3)

@@ -25,6 +25,7 @@ import torch
 
 import inswitch
 from inswitch.comm import _Buffer
+from isw_check import expect
 
 rank, workers, switch_ip, ctl, sync = (int(sys.argv[1]), int(sys.argv[2]), sys.argv[3],
                                        sys.argv[4], sys.argv[5])
@@ -42,15 +43,6 @@ def wait_for(name, timeout=30):
         if time.monotonic() > t:
             raise SystemExit("rank %d: %s never came" % (rank, name))
         time.sleep(0.02)
-
-
-def expect(exc, fn, text=""):
-    try:
-        fn()
-    except exc as e:
-        assert text in str(e), "%s: %r lacks %r" % (exc.__name__, str(e), text)
-        return str(e)
-    raise AssertionError("no %s" % exc.__name__)
 
 
 comm = inswitch.SyncAgtr(rank, workers, switch_ip, ctl=ctl, session=1, threads=1, window=8,

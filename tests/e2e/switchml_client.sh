@@ -15,21 +15,8 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.sh"
 isw_need_root
 
-py=/usr/bin/python3
-if ! "$py" -c 'import grpc, yaml' 2>/dev/null; then
-	echo "skipped: python3-grpcio or python3-yaml is missing"
-	exit 77
-fi
-
-shim_pid=""
-cleanup() {
-	if [ -n "$shim_pid" ]; then
-		kill -TERM "$shim_pid" 2>/dev/null || true
-		wait "$shim_pid" 2>/dev/null || true
-	fi
-	isw_cleanup
-}
-trap cleanup EXIT
+trap isw_cleanup EXIT
+isw_python "$build" grpc yaml
 
 N=3
 SWITCH_IP=10.99.0.254
@@ -53,6 +40,7 @@ ip netns exec "${ISW_TAG}h1" "$py" "$src/hosts/syncagtr/switchml-controller" \
 	--listen 10.99.0.1:50099 --ctl "$ISW_CTL_SOCK" --switch-ip $SWITCH_IP --slots 64 \
 	${SHIM_PORTS_ARGS:---ports "$ISW_TMP/ports.yaml"} >/dev/null 2>"$ISW_TMP/shim.log" &
 shim_pid=$!
+ISW_STOP_PIDS+=($shim_pid)
 for ((i = 0; i < 100; i++)); do
 	kill -0 "$shim_pid" 2>/dev/null || isw_fail "switchml-controller exited: $(cat "$ISW_TMP/shim.log")"
 	grep -q "listening on" "$ISW_TMP/shim.log" && break

@@ -34,16 +34,8 @@ if [ -z "$py" ]; then
 	exit 77
 fi
 
-shim_pid=""
 shim_log=$ISW_TMP/shim.log
-cleanup() {
-	if [ -n "$shim_pid" ]; then
-		kill -TERM "$shim_pid" 2>/dev/null || true
-		wait "$shim_pid" 2>/dev/null || true
-	fi
-	isw_cleanup
-}
-trap cleanup EXIT
+trap isw_cleanup EXIT
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -113,6 +105,7 @@ isw_ctl --json l2 show | jq -e '.entries | length == 3' >/dev/null ||
 	--session 1 --switch-ip 10.200.0.254 --slots 512 --ports "$ISW_TMP/ports.yaml" \
 	2>"$shim_log" &
 shim_pid=$!
+ISW_STOP_PIDS+=($shim_pid)
 port=""
 for ((i = 0; i < 100; i++)); do
 	kill -0 "$shim_pid" 2>/dev/null || fail "switchml-controller exited"
@@ -296,7 +289,7 @@ done
 kill -TERM "$shim_pid"
 rc=0
 wait "$shim_pid" || rc=$?
-shim_pid=""
+ISW_STOP_PIDS=()
 [ "$rc" -eq 0 ] || fail "switchml-controller exited with $rc on SIGTERM"
 grep -q "stopped" "$shim_log" || fail "switchml-controller did not log its stop"
 echo "PASS"

@@ -19,12 +19,7 @@ source "$(dirname "$0")/lib.sh"
 isw_need_root
 trap isw_cleanup EXIT
 
-py=/usr/bin/python3
-if ! "$py" -c 'import numpy, torch, sklearn' 2>/dev/null; then
-	echo "skipped: python3-numpy, python3-torch or python3-sklearn is missing"
-	exit 77
-fi
-export PYTHONPATH=$src/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-host.so
+isw_python "$build" numpy torch sklearn
 export GLOO_SOCKET_IFNAME=eth0
 
 N=4
@@ -58,20 +53,14 @@ W=100
 isw_ctl pipeline disable syncagtr >/dev/null
 isw_ctl pipeline enable atp >/dev/null
 isw_ctl atp app add 1 workers $N ports "$(seq -s, 0 $((N - 1)))" ps $N >/dev/null
-ip netns exec "${ISW_TAG}h5" "$build/hosts/atp/atp-ps" --app 1 --dev eth0 --workers $N \
-	--threads 1 --window $W --scale 16777216 >"$ISW_TMP/ps.out" 2>"$ISW_TMP/ps.err" &
-ps_pid=$!
-for ((k = 0; k < 50; k++)); do
-	grep -qs '^atp-ps: app' "$ISW_TMP/ps.err" && break
-	sleep 0.1
-done
-kill -0 $ps_pid 2>/dev/null || isw_fail "atp-ps did not start: $(cat "$ISW_TMP/ps.err")"
+isw_atp_ps 5 --app 1 --workers $N --threads 1 --window $W --scale 16777216 ||
+	isw_fail "no parameter server"
 "$py" "$src/hosts/python/examples/compare.py" --ns "$ns" --master 10.99.0.1 \
 	--backends atp --reference "$ISW_TMP/train/summary.json" --epochs "${TRAIN_EPOCHS:-3}" \
 	--out "$ISW_TMP/train-atp" --timeout 300 --check --window $W --scale 16777216 ||
 	isw_fail "training through ATP"
-kill -TERM $ps_pid
-wait $ps_pid || true
+kill -TERM $ISW_PS_PID
+wait $ISW_PS_PID || true
 r=$ISW_TMP/train-atp/atp.json
 c=$(isw_ctl --json atp app show 1 | jq -c '.counters[0]')
 steps=$(jq .steps "$r")
