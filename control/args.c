@@ -127,21 +127,45 @@ int isw_arg_count(struct isw_cmd_ctx *c, int argc, int lo, int hi)
 	                   c->cmd->usage[0] ? " " : "", c->cmd->usage);
 }
 
+int isw_arg_list(struct isw_cmd_ctx *c, const char *s, const char *what, char *buf, size_t len,
+                 char **f, unsigned max)
+{
+	unsigned n = 0;
+	if (strlen(s) >= len)
+		return isw_cmd_err(c, EINVAL, "%s: '%s' is too long", what, s);
+	strcpy(buf, s);
+	for (char *p = buf;; p++) {
+		char *end = strchr(p, ',');
+		if (end != NULL)
+			*end = '\0';
+		if (*p == '\0')
+			return isw_cmd_err(c, EINVAL, "%s: empty element in '%s'", what, s);
+		if (n == max)
+			return isw_cmd_err(c, EINVAL, "%s: more than %u elements in '%s'", what,
+			                   max, s);
+		f[n++] = p;
+		if (end == NULL)
+			return (int)n;
+		p = end;
+	}
+}
+
 int isw_arg_port_list(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t *mask)
 {
 	char buf[256];
-	if (strlen(s) >= sizeof(buf))
-		return isw_cmd_err(c, EINVAL, "%s: port list too long", what);
-	strcpy(buf, s);
+	char *f[32];
+	int n = isw_arg_list(c, s, what, buf, sizeof(buf), f, RTE_DIM(f));
+	if (n < 0)
+		return n;
 	*mask = 0;
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (int i = 0; i < n; i++) {
 		uint16_t port;
-		if (isw_arg_port(c, t, &port) < 0)
+		if (isw_arg_port(c, f[i], &port) < 0)
 			return -EINVAL;
+		if (*mask & 1u << port)
+			return isw_cmd_err(c, EINVAL, "%s: port %u listed twice", what, port);
 		*mask |= 1u << port;
 	}
-	if (*mask == 0)
-		return isw_cmd_err(c, EINVAL, "%s: give at least one port", what);
 	return 0;
 }
 

@@ -173,8 +173,8 @@ static int dispatch(struct isw_cmd_ctx *c, int argc, char **argv)
 	                   argv[k], argv[k - 1], words);
 }
 
-/* isw_cmd_exec() with the context (and so the plain error message) kept by the caller. */
-static int exec_ctx(const char *line, struct isw_json *out, struct isw_cmd_ctx *cp)
+/* isw_cmd_exec_n() with the context (and so the plain error message) kept by the caller. */
+static int exec_ctx(const char *line, size_t len, struct isw_json *out, struct isw_cmd_ctx *cp)
 {
 	struct isw_cmd_ctx c = {.out = out};
 	char buf[ISW_CMD_LINE_MAX];
@@ -185,13 +185,24 @@ static int exec_ctx(const char *line, struct isw_json *out, struct isw_cmd_ctx *
 	isw_json_obj_open(out, NULL);
 	isw_json_bool(out, "ok", true);
 
-	size_t len = strlen(line);
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
 	if (len >= sizeof(buf)) {
 		rc = isw_cmd_err(&c, E2BIG, "line too long (%zu bytes, at most %d)", len,
 		                 ISW_CMD_LINE_MAX - 1);
 		goto reply;
 	}
-	memcpy(buf, line, len + 1);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)line[i];
+		if ((b < 0x20 && b != '\t') || b == 0x7f) {
+			rc = isw_cmd_err(
+			        &c, EINVAL,
+			        "control byte 0x%02x at offset %zu: a command line is text", b, i);
+			goto reply;
+		}
+	}
+	memcpy(buf, line, len);
+	buf[len] = '\0';
 	rc = isw_cmd_split(buf, argv, ISW_CMD_ARGS_MAX);
 	if (rc == -EINVAL) {
 		isw_cmd_err(&c, EINVAL, "unterminated quote");
@@ -228,7 +239,12 @@ reply:
 
 int isw_cmd_exec(const char *line, struct isw_json *out)
 {
-	return exec_ctx(line, out, NULL);
+	return exec_ctx(line, strlen(line), out, NULL);
+}
+
+int isw_cmd_exec_n(const char *line, size_t len, struct isw_json *out)
+{
+	return exec_ctx(line, len, out, NULL);
 }
 
 int isw_cmd_exec_file(const char *path, char *err, size_t errlen)
@@ -243,11 +259,14 @@ int isw_cmd_exec_file(const char *path, char *err, size_t errlen)
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned lineno = 0;
+	ssize_t n;
 	int rc = 0;
-	while (getline(&line, &cap, f) >= 0) {
+	while ((n = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		struct isw_cmd_ctx c;
-		rc = exec_ctx(line, &out, &c);
+		if (n > 0 && line[n - 1] == '\n')
+			n--;
+		rc = exec_ctx(line, (size_t)n, &out, &c);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, c.err);
 			break;

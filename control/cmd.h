@@ -60,6 +60,13 @@ void isw_cmd_register(struct isw_cmd *cmd);
 int isw_cmd_exec(const char *line, struct isw_json *out);
 
 /*
+ * The same for a line of len bytes that may hold any byte (what a socket or a file gave): a NUL
+ * or another control byte (below 0x20 but tab, or 0x7f) anywhere in it is an error naming the
+ * byte and its offset; one carriage return just before the end (a CRLF line) is dropped.
+ */
+int isw_cmd_exec_n(const char *line, size_t len, struct isw_json *out);
+
+/*
  * Splits line into words in place: whitespace separates, double quotes group, backslash escapes
  * inside quotes. Returns the word count, or -EINVAL (unterminated quote) / -E2BIG (too many).
  */
@@ -98,8 +105,16 @@ struct isw_kv {
  * value. Returns 0 or -EINVAL with the error set. */
 int isw_arg_kv(struct isw_cmd_ctx *c, int argc, char **argv, struct isw_kv *kv, unsigned n);
 
-/* "P[,P...]" (switch ports) into a mask, bit p for port p. what names the list in errors ("ports:
- * give at least one port"). Returns 0 or -EINVAL with the error set. */
+/*
+ * A comma-separated list: copies s into buf (len bytes) and points f[0..] at its elements.
+ * Refuses an empty element ("0,,1", ",1", "1,") and more than max. Returns the count or -EINVAL
+ * with the error set, naming what.
+ */
+int isw_arg_list(struct isw_cmd_ctx *c, const char *s, const char *what, char *buf, size_t len,
+                 char **f, unsigned max);
+
+/* "P[,P...]" (switch ports) into a mask, bit p for port p; a port listed twice is refused. what
+ * names the list in errors. Returns 0 or -EINVAL with the error set. */
 int isw_arg_port_list(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t *mask);
 
 /* Formats a port mask as "0,2,5" into buf (len bytes; "" for none). */

@@ -64,6 +64,16 @@ static int reply(int fd, struct isw_json *out)
 	return 0;
 }
 
+/* The answer to a line longer than the buffer, which was dropped as it came. */
+static void reply_too_long(struct isw_json *out)
+{
+	isw_json_reset(out);
+	isw_json_obj_open(out, NULL);
+	isw_json_bool(out, "ok", false);
+	isw_json_strf(out, "error", "line too long (at most %d bytes)", ISW_CMD_LINE_MAX - 1);
+	isw_json_obj_close(out);
+}
+
 /* Runs the complete lines in a client's buffer; returns -1 if the client must go. */
 static int client_lines(struct client *cl, struct isw_json *out)
 {
@@ -73,14 +83,9 @@ static int client_lines(struct client *cl, struct isw_json *out)
 		*nl = '\0';
 		if (cl->overflow) {
 			cl->overflow = false;
-			isw_json_reset(out);
-			isw_json_obj_open(out, NULL);
-			isw_json_bool(out, "ok", false);
-			isw_json_strf(out, "error", "line too long (at most %d bytes)",
-			              ISW_CMD_LINE_MAX - 1);
-			isw_json_obj_close(out);
+			reply_too_long(out);
 		} else {
-			isw_cmd_exec(start, out);
+			isw_cmd_exec_n(start, (size_t)(nl - start), out);
 		}
 		if (reply(cl->fd, out) < 0)
 			return -1;
@@ -104,10 +109,12 @@ static void client_read(unsigned i, struct isw_json *out)
 	if (k < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (k <= 0) {
-		/* A last line without newline still counts. */
-		if (k == 0 && cl->len > 0 && !cl->overflow) {
-			cl->buf[cl->len] = '\0';
-			isw_cmd_exec(cl->buf, out);
+		/* A last line without newline still counts, and one too long is still answered. */
+		if (k == 0 && cl->overflow) {
+			reply_too_long(out);
+			reply(cl->fd, out);
+		} else if (k == 0 && cl->len > 0) {
+			isw_cmd_exec_n(cl->buf, cl->len, out);
 			reply(cl->fd, out);
 		}
 		client_close(i);

@@ -263,25 +263,13 @@ static int cmd_port_fault(struct isw_cmd_ctx *c, int argc, char **argv)
 
 	double drop = 0, dup = 0, reorder = 0;
 	uint32_t depth = 1;
-	for (int i = 2; i < argc; i += 2) {
-		if (i + 1 >= argc)
-			return isw_cmd_err(c, EINVAL, "%s needs a value", argv[i]);
-		int rc;
-		if (strcmp(argv[i], "drop") == 0)
-			rc = isw_arg_pct(c, argv[i + 1], "drop", &drop);
-		else if (strcmp(argv[i], "dup") == 0)
-			rc = isw_arg_pct(c, argv[i + 1], "dup", &dup);
-		else if (strcmp(argv[i], "reorder") == 0)
-			rc = isw_arg_pct(c, argv[i + 1], "reorder", &reorder);
-		else if (strcmp(argv[i], "depth") == 0)
-			rc = isw_arg_u32(c, argv[i + 1], "depth", 1, 64, &depth);
-		else
-			return isw_cmd_err(c, EINVAL,
-			                   "unknown fault '%s' (drop, dup, reorder, depth, off)",
-			                   argv[i]);
-		if (rc < 0)
-			return rc;
-	}
+	struct isw_kv kv[] = {{"drop", NULL}, {"dup", NULL}, {"reorder", NULL}, {"depth", NULL}};
+	if (isw_arg_kv(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
+	    (kv[0].val && isw_arg_pct(c, kv[0].val, "drop", &drop) < 0) ||
+	    (kv[1].val && isw_arg_pct(c, kv[1].val, "dup", &dup) < 0) ||
+	    (kv[2].val && isw_arg_pct(c, kv[2].val, "reorder", &reorder) < 0) ||
+	    (kv[3].val && isw_arg_u32(c, kv[3].val, "depth", 1, 64, &depth) < 0))
+		return -EINVAL;
 	e.cfg.drop = isw_fault_prob(drop);
 	e.cfg.dup = isw_fault_prob(dup);
 	e.cfg.reorder = isw_fault_prob(reorder);

@@ -187,13 +187,9 @@ static int arg_receiver(struct isw_cmd_ctx *c, const char *s, struct ask_task *t
 {
 	char buf[128];
 	char *f[4];
-	int n = 0;
-	if (strlen(s) >= sizeof(buf))
-		return isw_cmd_err(c, EINVAL, "receiver: too long");
-	strcpy(buf, s);
-	for (char *save = NULL, *x = strtok_r(buf, ",", &save); x && n < 5;
-	     x = strtok_r(NULL, ",", &save))
-		f[n < 4 ? n : 3] = x, n++;
+	int n = isw_arg_list(c, s, "receiver", buf, sizeof(buf), f, RTE_DIM(f));
+	if (n < 0)
+		return n;
 	if (n != 4)
 		return isw_cmd_err(c, EINVAL, "receiver: give MAC,IP,UDPPORT,PORT, not '%s'", s);
 	uint32_t udp;

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(line, data, size);
 	line[size] = '\0';
-	isw_cmd_exec(line, &out);
+	isw_cmd_exec_n(line, size, &out);
 	const char *r = isw_json_str(&out);
 	if (strncmp(r, "{\"ok\":", 6) != 0 || strchr(r, '\n') != NULL || r[strlen(r) - 1] != '}')
 		abort();

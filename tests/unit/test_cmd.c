@@ -331,6 +331,92 @@ static void test_exec_file(void **state)
 	assert_contains(err, "No such file");
 }
 
+/* Runs len bytes of a line as the control socket does; returns the reply text. */
+static const char *run_n(const char *line, size_t len, int expect_rc)
+{
+	int rc = isw_cmd_exec_n(line, len, &out);
+	if ((expect_rc == 0) != (rc == 0))
+		fail_msg("'%.*s' gave %d: %s", (int)len, line, rc, isw_json_str(&out));
+	return isw_json_str(&out);
+}
+
+/* A line is text: a NUL or another control byte is an error and runs nothing; CRLF is fine. */
+static void test_control_bytes(void **state)
+{
+	(void)state;
+	static const char nul[] = "l2 add 02:00:00:00:00:0a 1\0 junk";
+	assert_contains(run_n(nul, sizeof(nul) - 1, -1), "control byte 0x00 at offset 26");
+	assert_null(strstr(run("l2 show", 0), "02:00:00:00:00:0a"));
+	static const char esc[] = "l2 add 02:00:00:00:00:0b\x1b 1";
+	assert_contains(run_n(esc, sizeof(esc) - 1, -1), "control byte 0x1b at offset 24");
+	static const char del[] = "l2 show\x7f";
+	assert_contains(run_n(del, sizeof(del) - 1, -1), "control byte 0x7f");
+	static const char cr[] = "l2 add 02:00:00:00:00:0c\t1\r";
+	run_n(cr, sizeof(cr) - 1, 0);
+	static const char cr2[] = "l2 add 02:00:00:00:00:0d 1\r\r";
+	assert_contains(run_n(cr2, sizeof(cr2) - 1, -1), "control byte 0x0d at offset 26");
+	assert_contains(run("l2 show", 0), "{\"mac\":\"02:00:00:00:00:0c\",\"port\":1}");
+	assert_null(strstr(isw_json_str(&out), "02:00:00:00:00:0d"));
+	/* The same in a config file, with its line number. */
+	char path[] = "/tmp/isw-test-cmd-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	static const char text[] = "l2 add 02:00:00:00:00:0e 1\nl2 add 02:00:00:00:00:0f\0 1\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	char err[256];
+	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
+	assert_contains(err, ":2: control byte 0x00 at offset 24");
+	unlink(path);
+}
+
+/* A key given twice and an empty list element are errors, in every command. */
+static void test_repeats_and_empty_elements(void **state)
+{
+	(void)state;
+	assert_contains(run("port fault 0 rx drop 10 drop 20", -1), "'drop' given twice");
+	assert_contains(run("port show 0", 0), "\"on\":false");
+	assert_contains(run("port fault 0 rx loss 10", -1), "unknown option 'loss'");
+	run("port fault 0 rx drop 10 depth 4", 0);
+	run("port fault 0 rx off", 0);
+
+	struct isw_cmd_ctx c = {.out = &out};
+	char buf[64], *f[4];
+	static const char *const bad[] = {"0,,1", ",1", "1,", "", ","};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_true(isw_arg_list(&c, bad[i], "ports", buf, sizeof(buf), f, 4) < 0);
+		assert_contains(c.err, "ports: empty element");
+	}
+	assert_int_equal(isw_arg_list(&c, "a,bb,c", "x", buf, sizeof(buf), f, 4), 3);
+	assert_string_equal(f[1], "bb");
+	assert_true(isw_arg_list(&c, "1,2,3,4,5", "x", buf, sizeof(buf), f, 4) < 0);
+	assert_contains(c.err, "more than 4 elements");
+	uint32_t mask;
+	assert_int_equal(isw_arg_port_list(&c, "2,0", "ports", &mask), 0);
+	assert_int_equal(mask, 5);
+	assert_true(isw_arg_port_list(&c, "0,2,0", "ports", &mask) < 0);
+	assert_contains(c.err, "port 0 listed twice");
+
+	run("pipeline enable atp", 0);
+	assert_contains(run("atp app add 1 workers 2 ports 0,,1 ps 2", -1),
+	                "ports: empty element in '0,,1'");
+	assert_contains(run("atp app add 1 workers 2 ports 0,1 ps 2 ps 2", -1), "'ps' given twice");
+	assert_contains(run("atp app show", 0), "\"apps\":[]");
+	run("pipeline disable atp", 0);
+	run("pipeline enable ask", 0);
+	static const char *const task =
+	        "ask task add 1 channels 2 window 64 slots 16 key-bytes 8 op add aa-size 1024 ";
+	char line[256];
+	snprintf(line, sizeof(line), "%sreceiver 02:00:00:00:00:03,10.0.0.3,4000,2 senders 0,,1,",
+	         task);
+	assert_contains(run(line, -1), "senders: empty element in '0,,1,'");
+	snprintf(line, sizeof(line), "%sreceiver ,02:00:00:00:00:03,,10.0.0.3,4000,2", task);
+	assert_contains(run(line, -1), "receiver: empty element");
+	snprintf(line, sizeof(line), "%sreceiver 02:00:00:00:00:03,10.0.0.3,4000,2", task);
+	run(line, 0);
+	run("pipeline disable ask", 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +431,8 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_register_and_pipeline_commands, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_exec_file, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_control_bytes, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_repeats_and_empty_elements, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
