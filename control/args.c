@@ -162,8 +162,6 @@ int isw_arg_port_list(struct isw_cmd_ctx *c, const char *s, const char *what, ui
 		uint16_t port;
 		if (isw_arg_port(c, f[i], &port) < 0)
 			return -EINVAL;
-		if (*mask & 1u << port)
-			return isw_cmd_err(c, EINVAL, "%s: port %u listed twice", what, port);
 		*mask |= 1u << port;
 	}
 	return 0;

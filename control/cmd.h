@@ -113,8 +113,9 @@ int isw_arg_kv(struct isw_cmd_ctx *c, int argc, char **argv, struct isw_kv *kv, 
 int isw_arg_list(struct isw_cmd_ctx *c, const char *s, const char *what, char *buf, size_t len,
                  char **f, unsigned max);
 
-/* "P[,P...]" (switch ports) into a mask, bit p for port p; a port listed twice is refused. what
- * names the list in errors. Returns 0 or -EINVAL with the error set. */
+/* "P[,P...]" (switch ports) into a mask, bit p for port p. A port may be listed more than once
+ * (several workers behind one port). what names the list in errors. Returns 0 or -EINVAL with
+ * the error set. */
 int isw_arg_port_list(struct isw_cmd_ctx *c, const char *s, const char *what, uint32_t *mask);
 
 /* Formats a port mask as "0,2,5" into buf (len bytes; "" for none). */
