@@ -221,6 +221,46 @@ static inline struct isw_pair *isw_pair_cell(const struct isw_reg *r, uint32_t i
 	return &r->cells.pair[idx & r->mask];
 }
 
+enum isw_claim {
+	ISW_CLAIM_BUSY,  /* held by another key */
+	ISW_CLAIM_OWN,   /* already held by this key */
+	ISW_CLAIM_FRESH, /* taken now: it was free, or its holder's lease had run out */
+};
+
+/*
+ * Compare-and-claim with a lease, on a pair (lo = holder key, 0 = free; hi = when it was taken,
+ * in the caller's clock). A holder whose claim is older than lease (lease != 0) has lapsed: the
+ * cell is taken over as if free, and *lapsed says so. A claim keeps its time while its holder
+ * owns it: the lease bounds how long one aggregation may hold the cell. One SALU on a 64-bit pair.
+ */
+static inline enum isw_claim isw_salu_claim_lease(struct isw_pass *p, const struct isw_reg *r,
+                                                  uint32_t idx, uint32_t key, uint32_t now,
+                                                  uint32_t lease, bool *lapsed)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	*lapsed = c->lo != 0 && lease != 0 && now - c->hi > lease;
+	if (c->lo == key && !*lapsed)
+		return ISW_CLAIM_OWN;
+	if (c->lo != 0 && !*lapsed)
+		return ISW_CLAIM_BUSY;
+	c->lo = key;
+	c->hi = now;
+	return ISW_CLAIM_FRESH;
+}
+
+/* Compare-and-release on a pair: zeroes both halves if lo holds key; returns true if it did. */
+static inline bool isw_salu_pair_release(struct isw_pass *p, const struct isw_reg *r,
+                                         uint32_t idx, uint32_t key)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	if (c->lo != key)
+		return false;
+	c->lo = c->hi = 0;
+	return true;
+}
+
 static inline struct isw_pair isw_salu_pair_read(struct isw_pass *p, const struct isw_reg *r,
                                                  uint32_t idx)
 {

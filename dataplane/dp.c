@@ -25,6 +25,12 @@ void isw_rcu_publish(void **slot, void *obj, void (*free_old)(void *))
 		free_old(old);
 }
 
+uint32_t isw_clock_ms(void)
+{
+	uint64_t per_ms = rte_get_tsc_hz() / 1000;
+	return (uint32_t)(rte_get_tsc_cycles() / (per_ms ? per_ms : 1));
+}
+
 int isw_dp_pause(void)
 {
 	if (!isw_dp.running)

@@ -82,6 +82,9 @@ void isw_rcu_publish(void **slot, void *obj, void (*free_old)(void *));
 int isw_dp_pause(void);
 void isw_dp_resume(void);
 
+/* Milliseconds on the clock the workers' now_ms follows (TSC based, wrapping at 2^32). */
+uint32_t isw_clock_ms(void);
+
 /* Worker side of the handshake: called between bursts. */
 void isw_dp_park(struct isw_worker *w);
 

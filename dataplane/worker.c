@@ -200,9 +200,11 @@ int isw_worker_main(void *arg)
 	rte_rcu_qsbr_thread_register(isw_dp.rcu, w->index);
 	rte_rcu_qsbr_thread_online(isw_dp.rcu, w->index);
 	w->last_active = rte_get_tsc_cycles();
+	const uint64_t tsc_per_ms = rte_get_tsc_hz() / 1000 ? rte_get_tsc_hz() / 1000 : 1;
 
 	while (!isw_dp.quit) {
 		uint64_t now = rte_get_tsc_cycles();
+		w->now_ms = (uint32_t)(now / tsc_per_ms);
 		const struct isw_chain *c = ISW_RCU_LOAD(isw_chain_current);
 		w->pconf = ISW_RCU_LOAD(isw_dp.pconf);
 		uint64_t before = w->last_active;

@@ -66,6 +66,7 @@ struct isw_worker {
 	bool handed_off; /* the running pipeline handed its packet to another lcore */
 	const struct isw_port_conf *pconf; /* snapshot for this loop iteration */
 	uint64_t last_active;              /* TSC of the last packet seen */
+	uint32_t now_ms; /* milliseconds (TSC based, wrapping), set once per loop iteration */
 	struct isw_pass pass;
 	struct isw_stats stats;
 	struct isw_fault_state fault[ISW_MAX_PORTS][2];

@@ -28,7 +28,7 @@ struct rte_mbuf;
 #define ATP_MC_BASE      (ISW_MC_RESERVED + 0x40) /* PRE group of app index i: base + i */
 
 enum atp_reg {
-	ATP_REG_OWNER,  /* appID << 16 | seq of the holder, 0 = free */
+	ATP_REG_OWNER,  /* pair: appID << 16 | seq of the holder (0 = free), when it claimed (ms) */
 	ATP_REG_BITMAP, /* workers aggregated so far */
 	ATP_REG_COUNT,  /* distinct contributors */
 	ATP_REG_ECN,    /* sticky congestion mark of the aggregation */
@@ -45,8 +45,11 @@ struct atp_app {
 	int16_t ps[ATP_PS_MAX]; /* PS port per PSIndex, or ATP_NO_PORT */
 };
 
+#define ATP_LEASE_DEFAULT_MS 1000u
+
 struct atp_conf {
-	uint32_t pool;                         /* aggregators in use: agtr < pool */
+	uint32_t pool;     /* aggregators in use: agtr < pool */
+	uint32_t lease_ms; /* an aggregation older than this lapses (0 = never) */
 	struct atp_app apps[ATP_APPS_MAX + 1]; /* index 0 unused */
 	uint8_t index[65536];                  /* appID -> app index, 0 = none */
 };
@@ -62,6 +65,7 @@ struct atp_counters {
 	uint64_t overflow;    /* float frames passed to the PS */
 	uint64_t acks;        /* ACKs multicast to the workers */
 	uint64_t freed;       /* ... that freed their aggregator */
+	uint64_t lapsed;      /* claims that took over an aggregator whose lease had run out */
 	uint64_t drops;       /* frames of the app dropped (any reason) */
 } __rte_cache_aligned;
 

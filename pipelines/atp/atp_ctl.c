@@ -83,6 +83,7 @@ static int atp_enable(struct isw_reg **regs, char *err, size_t errlen)
 	for (unsigned i = 0; i < ATP_REG_NB; i++)
 		atp_regs[i] = regs[i];
 	master->pool = ATP_POOL_DEFAULT;
+	master->lease_ms = ATP_LEASE_DEFAULT_MS;
 	if ((rc = publish()) < 0) {
 		isw_budget_pool_del(ATP_POOL_NAME);
 		free(master);
@@ -120,7 +121,7 @@ RTE_INIT(atp_ecn_init)
 }
 
 static const struct isw_reg_decl atp_reg_decls[ATP_REG_NB] = {
-        [ATP_REG_OWNER] = {"owner", 1, ISW_REG_U32, ATP_POOL_MAX},
+        [ATP_REG_OWNER] = {"owner", 1, ISW_REG_PAIR, ATP_POOL_MAX},
         [ATP_REG_BITMAP] = {"bitmap", 2, ISW_REG_U32, ATP_POOL_MAX},
         [ATP_REG_COUNT] = {"count", 3, ISW_REG_U32, ATP_POOL_MAX},
         [ATP_REG_ECN] = {"ecn", 3, ISW_REG_U32, ATP_POOL_MAX},
@@ -290,6 +291,28 @@ restore:
 ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
                  "unregister an app and free the aggregators it holds", cmd_app_del)
 
+/*
+ * A job's start: frees every aggregator the app holds (workers paused), so nothing an earlier
+ * job left can combine with the new one. Safe while the app's workers run: an aggregation it
+ * cuts short is resent by its workers and completed by the PS.
+ */
+static int cmd_app_reset(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    arg_app(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	if (isw_dp_pause() < 0)
+		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+	uint32_t freed = app_release(id);
+	isw_dp_resume();
+	isw_json_u64(c->out, "app", id);
+	isw_json_u64(c->out, "aggregators_freed", freed);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_app_reset, "atp app reset", "APP",
+                 "free the aggregators the app holds (a new job's start)", cmd_app_reset)
+
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -305,6 +328,7 @@ static void app_counters(unsigned slot, struct atp_counters *t)
 		t->overflow += x->overflow;
 		t->acks += x->acks;
 		t->freed += x->freed;
+		t->lapsed += x->lapsed;
 		t->drops += x->drops;
 	}
 }
@@ -360,6 +384,7 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "to_ps", to_ps);
 		isw_json_u64(c->out, "acks", t.acks);
 		isw_json_u64(c->out, "freed", t.freed);
+		isw_json_u64(c->out, "lapsed", t.lapsed);
 		isw_json_u64(c->out, "drops", t.drops);
 		isw_json_obj_close(c->out);
 	}
@@ -374,20 +399,51 @@ static int cmd_pool_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	RTE_SET_USED(argv);
 	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 0) < 0)
 		return -EINVAL;
-	uint32_t held = 0;
+	uint32_t held = 0, lapsed = 0, oldest = 0;
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
-	for (uint32_t i = 0; i < master->pool; i++)
-		held += isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) != 0;
+	uint32_t now = isw_clock_ms();
+	for (uint32_t i = 0; i < master->pool; i++) {
+		if (isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) == 0)
+			continue;
+		uint32_t age = now - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1);
+		held++;
+		lapsed += master->lease_ms != 0 && age > master->lease_ms;
+		oldest = age > oldest ? age : oldest;
+	}
 	isw_dp_resume();
 	isw_json_u64(c->out, "aggregators", master->pool);
 	isw_json_u64(c->out, "max", ATP_POOL_MAX);
 	isw_json_u64(c->out, "held", held);
 	isw_json_u64(c->out, "free", master->pool - held);
+	isw_json_u64(c->out, "lease_ms", master->lease_ms);
+	isw_json_u64(c->out, "held_lapsed", lapsed);
+	isw_json_u64(c->out, "oldest_held_ms", oldest);
 	return 0;
 }
 ISW_CMD_REGISTER(atp_pool_show, "atp pool show", "",
-                 "show the shared aggregator pool: size and aggregators held now", cmd_pool_show)
+                 "show the shared aggregator pool: size, aggregators held now and their age",
+                 cmd_pool_show)
+
+static int cmd_pool_lease(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t ms;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	    isw_arg_u32(c, argv[0], "lease", 0, 3600000, &ms) < 0)
+		return -EINVAL;
+	uint32_t old = master->lease_ms;
+	master->lease_ms = ms;
+	if (publish() < 0) {
+		master->lease_ms = old;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_json_u64(c->out, "lease_ms", ms);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_pool_lease, "atp pool lease", "MS",
+                 "an aggregation older than MS lapses: the next claim takes its aggregator over "
+                 "(0 = never; default 1000)",
+                 cmd_pool_lease)
 
 static int cmd_pool_resize(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -430,6 +486,7 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
 	uint32_t owner = (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0);
+	uint32_t age = isw_clock_ms() - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1);
 	uint32_t bitmap = (uint32_t)isw_reg_get(atp_regs[ATP_REG_BITMAP], i, 0);
 	uint32_t count = (uint32_t)isw_reg_get(atp_regs[ATP_REG_COUNT], i, 0);
 	uint32_t ecn = (uint32_t)isw_reg_get(atp_regs[ATP_REG_ECN], i, 0);
@@ -440,6 +497,8 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_bool(c->out, "held", owner != 0);
 	isw_json_u64(c->out, "app", owner >> 16);
 	isw_json_u64(c->out, "seq", owner & 0xFFFF);
+	if (owner != 0)
+		isw_json_u64(c->out, "age_ms", age);
 	isw_json_strf(c->out, "bitmap", "0x%08x", bitmap);
 	isw_json_u64(c->out, "count", count);
 	isw_json_bool(c->out, "ecn", ecn != 0);

@@ -92,7 +92,7 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	uint32_t key = (uint32_t)app_id << 16 | atp_be16(h->seq);
 
 	if (ack) {
-		if (isw_salu_release(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
+		if (isw_salu_pair_release(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
 			isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, 0);
 			isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
 			isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, 0);
@@ -111,7 +111,7 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	if (resend) {
 		/* Never claims: flushes and releases what it owns, else goes on unchanged. */
 		cnt->resends++;
-		if (!isw_salu_release(pass, atp_regs[ATP_REG_OWNER], agtr, key))
+		if (!isw_salu_pair_release(pass, atp_regs[ATP_REG_OWNER], agtr, key))
 			return to_ps(w, m, p, ps);
 		uint32_t old = isw_salu_read_clear(pass, atp_regs[ATP_REG_BITMAP], agtr);
 		isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
@@ -126,17 +126,32 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return to_ps(w, m, p, ps);
 	}
 
-	if (!isw_salu_claim(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
+	bool lapsed;
+	enum isw_claim claim = isw_salu_claim_lease(pass, atp_regs[ATP_REG_OWNER], agtr, key,
+	                                            w->now_ms, c->lease_ms, &lapsed);
+	if (claim == ISW_CLAIM_BUSY) {
 		cnt->collisions++;
 		h->flag |= ATP_F_COLLISION;
 		return to_ps(w, m, p, ps);
 	}
-	uint32_t old = isw_salu_bitset(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
-	if (isw_salu_bitset(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in))
-		h->flag |= ATP_F_ECN;
+	uint32_t old, count;
+	if (unlikely(lapsed)) {
+		/* A lapsed aggregation (its job gone, or too slow): this one starts afresh. Its own
+		 * contributors resend and reach the PS, which never sees the lapsed partial sum. */
+		cnt->lapsed++;
+		old = 0;
+		isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
+		isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in);
+		count = 1;
+		isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, count);
+	} else {
+		old = isw_salu_bitset(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
+		if (isw_salu_bitset(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in))
+			h->flag |= ATP_F_ECN;
+		count = (bit & ~old) ? isw_salu_add(pass, atp_regs[ATP_REG_COUNT], agtr, 1)
+		                     : isw_salu_read(pass, atp_regs[ATP_REG_COUNT], agtr);
+	}
 	bool fresh = (bit & ~old) != 0;
-	uint32_t count = fresh ? isw_salu_add(pass, atp_regs[ATP_REG_COUNT], agtr, 1)
-	                       : isw_salu_read(pass, atp_regs[ATP_REG_COUNT], agtr);
 	bool complete = count == h->num_worker;
 	if (fresh) {
 		cnt->aggregated++;

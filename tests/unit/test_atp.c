@@ -465,6 +465,67 @@ static void test_app_del_frees_aggregators(void **state)
 	assert_int_equal(atp_counters[0][1].collisions, 0);
 }
 
+/*
+ * Job lifetimes: an aggregation older than the lease lapses, and the next claim of its
+ * aggregator starts afresh, whoever held it. A job that died after worker 0's contribution to
+ * seq 7 left aggregator 5 held: the next job, with the same app and seq, must not add onto it.
+ */
+static void test_lease_lapsed_job(void **state)
+{
+	(void)state;
+	run("atp pool lease 100", 1);
+	w->now_ms = 1000;
+	struct fr f = {.app = 1, .seq = 7, .agtr = 5, .nw = 2, .id = 0, .base = 1000};
+	feed(&f, 0);
+	run("atp pool show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":1,"));
+	run("atp agtr show 5", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"seq\":7,\"age_ms\":"));
+	w->now_ms = 1200; /* the next job, after the lease */
+	f.base = 10;
+	feed(&f, 0);
+	f.id = 1;
+	f.base = 20;
+	feed(&f, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 2, 30); /* 10 + 20, not 1000 + 20 */
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 3);
+	assert_int_equal(atp_counters[0][1].lapsed, 1);
+	assert_int_equal(drops(ISW_DROP_ATP_DUP), 0);
+	tx_clear();
+
+	/* Another key's aggregation collides while it is young, and is taken over once lapsed. */
+	w->now_ms = 2000;
+	struct fr g = {.app = 1, .seq = 9, .agtr = 6, .nw = 2, .id = 0, .base = 5};
+	feed(&g, 0);
+	struct fr h = {.app = 1, .seq = 11, .agtr = 6, .nw = 2, .id = 0, .base = 7};
+	w->now_ms = 2050;
+	feed(&h, 0);
+	assert_int_equal(atp_counters[0][1].collisions, 1);
+	assert_int_equal(w->tx[3].n, 1); /* the collision went to the PS */
+	w->now_ms = 2300;
+	feed(&h, 0);
+	assert_int_equal(atp_counters[0][1].collisions, 1);
+	assert_int_equal(atp_counters[0][1].lapsed, 2);
+	run("atp agtr show 6", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"app\":1,\"seq\":11,"));
+
+	/* A lease of 0: an aggregation never lapses (the Tofino's behaviour). */
+	run("atp pool lease 0", 1);
+	w->now_ms = 900000;
+	feed(&g, 0);
+	assert_int_equal(atp_counters[0][1].collisions, 2);
+	run("atp pool show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"lease_ms\":0,"));
+
+	/* A job's start frees everything the app holds (seq 7's, unACKed, and seq 11's). */
+	run("atp app reset 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"aggregators_freed\":2}"));
+	run("atp pool show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":0,"));
+	run("atp app reset 5", 0);
+}
+
 static void test_commands_refuse_cleanly(void **state)
 {
 	(void)state;
@@ -498,6 +559,7 @@ int main(void)
 	        T(test_saturation_sticky_rails),   T(test_ecn_carry),
 	        T(test_strict_one_access),         T(test_commands_refuse_cleanly),
 	        T(test_app_del_frees_aggregators),
+	        T(test_lease_lapsed_job),
 	};
 	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
 	rte_eal_cleanup();
