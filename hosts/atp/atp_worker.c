@@ -19,12 +19,14 @@
 #include "atp_engine.h"
 #include "atp_host.h"
 #include "host_args.h"
+#include "host_ctl.h"
 
 struct opts {
 	struct atp_cli cli; /* what the worker shares with the other workers and the PS */
 	unsigned id, timeout_ms, give_up_s;
 	uint64_t count, seed, job;
-	int is_float, check, cc;
+	int is_float, check, cc, reset;
+	const char *ctl;
 };
 
 /* The tensors. */
@@ -63,13 +65,17 @@ static const char usage_text[] =
         "                           float32 within N/scale + (N+2) 2^-23 sum|x|\n"
         "      --timeout-ms MS      resend timeout (default 20)\n"
         "      --give-up-s S        fail after S seconds without an ACK (default 20)\n"
+        "      --ctl SOCKET --reset  worker 0 first frees every aggregator the app holds on\n"
+        "                           the switch (atp app reset): what an earlier job of the app\n"
+        "                           left cannot combine with this one. Start the other\n"
+        "                           workers once it has (docs/atp.md, Job lifetime)\n"
         "      --cc                 AIMD on ECN: halve the window on a marked ACK (at most\n"
         "                           once per window of packets), else +1\n"
         "  -j, --json               one JSON object with the figures at the end\n"
         "  -q, --quiet              no progress lines\n"
         "  -h, --help               this text\n";
 
-enum { O_TYPE = 256, O_SEED, O_JOB, O_CHECK, O_TMO, O_GIVEUP, O_CC };
+enum { O_TYPE = 256, O_SEED, O_JOB, O_CHECK, O_TMO, O_GIVEUP, O_CC, O_CTL, O_RESET };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -83,6 +89,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	                                   {"timeout-ms", required_argument, NULL, O_TMO},
 	                                   {"give-up-s", required_argument, NULL, O_GIVEUP},
 	                                   {"cc", no_argument, NULL, O_CC},
+	                                   {"ctl", required_argument, NULL, O_CTL},
+	                                   {"reset", no_argument, NULL, O_RESET},
 	                                   {"help", no_argument, NULL, 'h'},
 	                                   {NULL, 0, NULL, 0}};
 	int c, have_id = 0;
@@ -119,6 +127,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_GIVEUP:
 			bad = host_parse_uint(optarg, 1, 3600, &o->give_up_s);
 			break;
+		case O_CTL:
+			o->ctl = optarg;
+			break;
+		case O_RESET:
+			o->reset = 1;
+			break;
 		case O_CC:
 			o->cc = 1;
 			break;
@@ -140,6 +154,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc || !have_id || !o->cli.workers || !o->cli.app || !o->cli.dev) {
 		fprintf(stderr, "atp-worker: --id, --workers, --app and --dev are required\n");
+		return -EINVAL;
+	}
+	if (o->reset && (!o->ctl || o->id != 0)) {
+		fprintf(stderr, "atp-worker: --reset is for worker 0 (--id 0), with --ctl\n");
 		return -EINVAL;
 	}
 	if (o->id >= o->cli.workers) {
@@ -194,6 +212,29 @@ static uint64_t verify(const struct worker *w, double *max_err)
 	return bad;
 }
 
+/* --reset: atp app reset on the switch, before this worker's first frame. */
+static int app_reset(const struct opts *o)
+{
+	char cmd[64], reply[1024], msg[512];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "atp app reset %u", o->cli.app);
+	rc = host_ctl_command(o->ctl, cmd, reply, sizeof(reply));
+	if (rc < 0) {
+		fprintf(stderr, "atp-worker: control socket %s: %s\n", o->ctl, strerror(-rc));
+		return rc;
+	}
+	if (!host_ctl_ok(reply)) {
+		host_ctl_error(reply, msg, sizeof(msg));
+		fprintf(stderr, "atp-worker: '%s' refused: %s\n", cmd, msg);
+		return -EIO;
+	}
+	const char *n = strstr(reply, "\"aggregators_freed\":");
+	fprintf(stderr, "atp-worker %u: %s: %lu aggregators freed\n", o->id, cmd,
+	        n ? strtoul(n + 20, NULL, 10) : 0ul);
+	return 0;
+}
+
 static void progress(void *arg, uint64_t acked, uint64_t total)
 {
 	const struct opts *o = arg;
@@ -238,6 +279,10 @@ int main(int argc, char **argv)
 	e = atp_engine_create(&ec, err, sizeof(err));
 	if (!e) {
 		fprintf(stderr, "atp-worker: %s\n", err);
+		return 1;
+	}
+	if (o.reset && app_reset(&o) < 0) {
+		atp_engine_destroy(e);
 		return 1;
 	}
 	for (uint64_t i = 0; i < o.count; i++) {

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "host_ctl.h"
 #include "sa_session.h"
 
 static int iface_mac(const char *ifname, uint8_t mac[6])
@@ -93,93 +94,6 @@ int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc,
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	ssize_t k;
-
-	while (n) {
-		k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-int sa_ctl_command(const char *path, const char *cmd, char *reply, size_t replylen)
-{
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	size_t got = 0;
-	ssize_t k;
-	int fd, rc;
-
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = write_all(fd, cmd, strlen(cmd));
-	if (rc == 0)
-		rc = write_all(fd, "\n", 1);
-	if (rc < 0)
-		goto out;
-	/* One reply line; longer replies are cut to replylen but read to their end. */
-	rc = -EPROTO;
-	for (;;) {
-		char c;
-		k = read(fd, &c, 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		if (c == '\n') {
-			rc = 0;
-			break;
-		}
-		if (got + 1 < replylen)
-			reply[got++] = c;
-	}
-out:
-	if (replylen)
-		reply[got < replylen ? got : replylen - 1] = '\0';
-	close(fd);
-	return rc;
-}
-
-/* The "error" member of a reply, unescaped just enough for a message. */
-static void reply_error(const char *reply, char *msg, size_t len)
-{
-	const char *p = strstr(reply, "\"error\":\"");
-	size_t n = 0;
-
-	if (!p) { /* not the usual shape: show the reply itself, cut to fit */
-		for (p = reply; *p && n + 1 < len; p++)
-			msg[n++] = *p;
-		msg[n] = '\0';
-		return;
-	}
-	for (p += 9; *p && *p != '"' && n + 1 < len; p++) {
-		if (*p == '\\' && p[1])
-			p++;
-		msg[n++] = *p;
-	}
-	msg[n] = '\0';
-}
-
-static int reply_ok(const char *reply)
-{
-	return strncmp(reply, "{\"ok\":true", 10) == 0;
-}
-
 /*
  * Runs cmd. 0 when ok; when refused with a message containing "exists", 1 (the caller checks
  * whether what exists is compatible); otherwise -EIO, -errno, with the reason in err.
@@ -189,18 +103,18 @@ static int ctl_run(const char *path, const char *cmd, FILE *log, char *err, size
 	char reply[4096], msg[512];
 	int rc;
 
-	rc = sa_ctl_command(path, cmd, reply, sizeof(reply));
+	rc = host_ctl_command(path, cmd, reply, sizeof(reply));
 	if (rc < 0) {
 		snprintf(err, errlen, "control socket %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (reply_ok(reply)) {
+	if (host_ctl_ok(reply)) {
 		if (log)
 			fprintf(log, "ctl: %s: ok%s\n", cmd,
 			        strstr(reply, "\"exists\":true") ? " (already there)" : "");
 		return 0;
 	}
-	reply_error(reply, msg, sizeof(msg));
+	host_ctl_error(reply, msg, sizeof(msg));
 	snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
 	return strstr(msg, "exists") ? 1 : -EIO;
 }
@@ -239,7 +153,7 @@ static int session_show(const char *path, unsigned session, char *reply, size_t 
 	char cmd[64];
 
 	snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
-	return sa_ctl_command(path, cmd, reply, len) == 0 && reply_ok(reply) ? 0 : -EIO;
+	return host_ctl_command(path, cmd, reply, len) == 0 && host_ctl_ok(reply) ? 0 : -EIO;
 }
 
 /*
@@ -369,8 +283,8 @@ int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, uns
 	int rc;
 
 	snprintf(cmd, sizeof(cmd), "syncagtr worker del %u %u", session, cfg->rank);
-	rc = sa_ctl_command(ctl_path, cmd, reply, sizeof(reply));
-	return rc < 0 ? rc : reply_ok(reply) ? 0 : -EIO;
+	rc = host_ctl_command(ctl_path, cmd, reply, sizeof(reply));
+	return rc < 0 ? rc : host_ctl_ok(reply) ? 0 : -EIO;
 }
 
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
@@ -403,13 +317,13 @@ int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers
 	long reg;
 	int rc;
 
-	rc = sa_ctl_command(ctl_path, "syncagtr session show", reply, sizeof(reply));
+	rc = host_ctl_command(ctl_path, "syncagtr session show", reply, sizeof(reply));
 	if (rc < 0) {
 		snprintf(out, len, "control socket %s: %s", ctl_path, strerror(-rc));
 		return rc;
 	}
-	if (!reply_ok(reply)) {
-		reply_error(reply, msg, sizeof(msg));
+	if (!host_ctl_ok(reply)) {
+		host_ctl_error(reply, msg, sizeof(msg));
 		snprintf(out, len, "the switch: %s", msg);
 		return -EIO;
 	}

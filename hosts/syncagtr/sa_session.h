@@ -35,8 +35,6 @@ struct sa_local {
 int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc, char *err,
                   size_t errlen);
 
-/* Sends one command line on the control socket at path; reply gets the JSON line. */
-int sa_ctl_command(const char *path, const char *cmd, char *reply, size_t replylen);
 
 /*
  * Registers the worker described by cfg in session `session` (1..64): session add (asking for

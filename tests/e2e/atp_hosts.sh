@@ -13,6 +13,11 @@
 #       without and once with --cc: the switch marks what waits in the queue, the PS echoes the
 #       mark in its ACKs, and the --cc workers halve their windows (asserted: marks on the PS
 #       port, ECN ACKs, minimum and mean window below --window at every worker, exact results)
+#   (d) job lifetimes: a job that never completes (it declares 32 workers, one sends, and it is
+#       SIGKILLed) leaves app 1's aggregators held; the next job of app 1, with the same seqs,
+#       must be exact: (d1) at once, worker 0 freeing the app's aggregators first (--ctl --reset)
+#       and the others starting after it; (d2) with no reset, started after the aggregator lease
+#       (1 s): the lapsed claims are taken over. The held aggregators and their age show first.
 #   atp_hosts.sh BUILD_DIR        (ATP_CASES="a" runs only those cases; ATP_COUNT=1Mi for (a);
 #                                  ATP_SWITCH_ARGS adds daemon options, e.g. "--mbufs 32767")
 set -euo pipefail
@@ -40,9 +45,21 @@ run_app() {
 	pspid=$!
 	sleep 0.3
 	for r in "${!hosts[@]}"; do
+		local first=()
+		# FIRST_RESET=1: worker 0 frees the app's aggregators, the others start after it.
+		[ "$r" = 0 ] && [ "${FIRST_RESET:-0}" = 1 ] && first=(--ctl "$ISW_CTL_SOCK" --reset)
 		isw_ns "${hosts[$r]}" "$worker" --id "$r" --workers 4 --app "$app" --dev eth0 \
-			$COMMON --json --quiet "$@" >"$ISW_TMP/$name.$r.json" 2>"$ISW_TMP/$name.$r.err" &
+			$COMMON --json --quiet "${first[@]}" "$@" >"$ISW_TMP/$name.$r.json" \
+			2>"$ISW_TMP/$name.$r.err" &
 		pids+=($!)
+		if [ ${#first[@]} -gt 0 ]; then
+			for ((k = 0; k < 100; k++)); do
+				grep -qs "aggregators freed" "$ISW_TMP/$name.$r.err" && break
+				kill -0 "${pids[$r]}" 2>/dev/null || break
+				sleep 0.05
+			done
+			grep -s "aggregators freed" "$ISW_TMP/$name.$r.err" | sed "s/^/$name: /"
+		fi
 	done
 	for r in "${!pids[@]}"; do
 		if ! wait "${pids[$r]}"; then
@@ -153,7 +170,40 @@ case_c() {
 		isw_fail "c: ECN did not reach the workers without --cc either"
 }
 
-for c in ${ATP_CASES:-a b c}; do
+# leftover NAME: a job of app 1 that declares 32 workers, sends its first windows from h1 (one
+# worker, never resending) and is SIGKILLed: its claims stay held. Prints the pool's view.
+leftover() {
+	local pid
+	ip netns exec "${ISW_TAG}h1" "$worker" --id 5 --workers 32 --app 1 --dev eth0 $COMMON \
+		--count 1Mi --timeout-ms 60000 --give-up-s 60 --job 9 --quiet \
+		>/dev/null 2>"$ISW_TMP/$1.leftover.err" &
+	pid=$!
+	sleep 1
+	kill -KILL $pid
+	wait $pid 2>/dev/null || true
+	echo "$1: after the SIGKILLed job: $(isw_ctl --json atp pool show | jq -c '{held, held_lapsed, oldest_held_ms, lease_ms}')"
+	[ "$(isw_ctl --json atp pool show | jq .held)" -gt 0 ] || isw_fail "$1: the dead job left nothing held"
+}
+
+case_d() {
+	leftover d1
+	FIRST_RESET=1 run_app d1 1 "1 2 3 4" 5 --job 9 --count 2Mi --type int32 --check ||
+		isw_fail "d1: the job after a dead one, worker 0 resetting the app first"
+	echo "d1: exact; switch: $(isw_ctl --json atp app show 1 | jq -c '.counters[0] | {collisions, lapsed, resends}')"
+	leftover d2
+	sleep 1.2
+	echo "d2: 1.2 s later: $(isw_ctl --json atp pool show | jq -c '{held, held_lapsed, oldest_held_ms}')"
+	[ "$(isw_ctl --json atp pool show | jq .held_lapsed)" -gt 0 ] || isw_fail "d2: no lapsed aggregator shows"
+	local before
+	before=$(isw_ctl --json atp app show 1 | jq '.counters[0].lapsed')
+	run_app d2 1 "1 2 3 4" 5 --job 9 --count 2Mi --type int32 --check ||
+		isw_fail "d2: the job after a dead one, past the lease"
+	echo "d2: exact; switch: $(isw_ctl --json atp app show 1 | jq -c '.counters[0] | {collisions, lapsed, resends}')"
+	[ "$(isw_ctl --json atp app show 1 | jq '.counters[0].lapsed')" -gt "$before" ] ||
+		isw_fail "d2: no claim took a lapsed aggregator over"
+}
+
+for c in ${ATP_CASES:-a b c d}; do
 	"case_$c"
 done
 echo "PASS"
