@@ -250,8 +250,8 @@ static inline enum isw_claim isw_salu_claim_lease(struct isw_pass *p, const stru
 }
 
 /* Compare-and-release on a pair: zeroes both halves if lo holds key; returns true if it did. */
-static inline bool isw_salu_pair_release(struct isw_pass *p, const struct isw_reg *r,
-                                         uint32_t idx, uint32_t key)
+static inline bool isw_salu_pair_release(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
+                                         uint32_t key)
 {
 	isw_pass_note(p, r);
 	struct isw_pair *c = isw_pair_cell(r, idx);

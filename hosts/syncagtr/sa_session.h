@@ -35,7 +35,6 @@ struct sa_local {
 int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc, char *err,
                   size_t errlen);
 
-
 /*
  * Registers the worker described by cfg in session `session` (1..64): session add (asking for
  * sa_config_slots(cfg) slots), optional reset (rank 0 only), worker add with `port ATTACH`:

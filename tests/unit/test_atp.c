@@ -558,8 +558,7 @@ int main(void)
 	        T(test_overflow_untouched),        T(test_checks),
 	        T(test_saturation_sticky_rails),   T(test_ecn_carry),
 	        T(test_strict_one_access),         T(test_commands_refuse_cleanly),
-	        T(test_app_del_frees_aggregators),
-	        T(test_lease_lapsed_job),
+	        T(test_app_del_frees_aggregators), T(test_lease_lapsed_job),
 	};
 	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
 	rte_eal_cleanup();
