@@ -206,6 +206,7 @@ PYTHONPATH=$PWD/hosts/python INSWITCH_HOST_LIB=$build/hosts/python/libinswitch-h
 	GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 hosts/python/examples/compare.py \
 	--ns "$(seq -s, -f "${ISW_TAG}h%g" 1 4)" --master 10.99.0.1 --backends atp \
 	--reference "$ISW_TMP/train/summary.json" --epochs 20 --out "$ISW_TMP/train-atp" --check \
+	--ctl "$ISW_CTL_SOCK" \
 	--app 3 --window 100 --scale 16777216
 kill -TERM $ISW_PS_PID
 wait $ISW_PS_PID || true

@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 
 #include "atp_engine.h"
+#include "host_ctl.h"
 #include "isw_host.h"
 #include "sa_session.h"
 #include "sa_worker.h"
@@ -277,6 +278,30 @@ struct isw_atp {
 	struct isw_stats st;
 };
 
+/* reset: 'atp app reset APP' on the switch, before any frame of this worker. */
+static int atp_reset(const struct isw_atp_params *p, char *err, size_t errlen)
+{
+	char cmd[64], reply[1024], msg[512];
+	int rc;
+
+	if (!p->ctl) {
+		snprintf(err, errlen, "reset needs the switch's control socket (ctl)");
+		return -EINVAL;
+	}
+	snprintf(cmd, sizeof(cmd), "atp app reset %u", p->app);
+	rc = host_ctl_command(p->ctl, cmd, reply, sizeof(reply));
+	if (rc < 0) {
+		snprintf(err, errlen, "control socket %s: %s", p->ctl, strerror(-rc));
+		return rc;
+	}
+	if (!host_ctl_ok(reply)) {
+		host_ctl_error(reply, msg, sizeof(msg));
+		snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
 struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen)
 {
 	struct atp_engine_cfg c = {0};
@@ -315,6 +340,14 @@ struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t e
 		free(h);
 		errno = e;
 		return NULL;
+	}
+	if (p->reset) {
+		int rc = atp_reset(p, err, errlen);
+		if (rc < 0) {
+			isw_atp_close(h);
+			errno = -rc;
+			return NULL;
+		}
 	}
 	return h;
 }

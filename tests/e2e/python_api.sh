@@ -92,7 +92,7 @@ isw_ctl atp app add 1 workers 2 ports 0,1 ps 2 >/dev/null
 isw_atp_ps 3 --app 1 --workers 2 --window 50 || isw_fail "no parameter server"
 pids=()
 for r in 0 1; do
-	isw_ns $((r + 1)) "$py" "$src/tests/e2e/python_api_atp.py" $r 2 "$sync" \
+	isw_ns $((r + 1)) "$py" "$src/tests/e2e/python_api_atp.py" $r 2 "$sync" "$ISW_CTL_SOCK" \
 		>"$ISW_TMP/a$r.json" 2>"$ISW_TMP/a$r.err" &
 	pids+=($!)
 done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One worker of tests/e2e/python_api.sh's ATP part: inswitch.ATP against a real switch and PS.
 
-  python_api_atp.py ID WORKERS SYNC_DIR
+  python_api_atp.py ID WORKERS SYNC_DIR CTL
 
   1. numpy int32 in place, no copy, exact (values far from saturation), twice with different
      data (each call a new tensor key);
@@ -25,12 +25,15 @@ import inswitch
 from inswitch.comm import _Buffer
 from isw_check import expect
 
-wid, workers, sync = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+wid, workers, sync, ctl = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 SCALE = 2.0 ** 20
 seen = {"id": wid}
 
 
-comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3)
+# Worker 0 starts the job: it frees what the app holds in the switch first.
+comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3,
+                    ctl=ctl if wid == 0 else None, reset=wid == 0)
+expect(ValueError, lambda: inswitch.ATP(wid, workers, 1, "eth0", reset=True), "needs the")
 
 # 1. int32, twice.
 for k in (1, 2):

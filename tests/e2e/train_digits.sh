@@ -57,6 +57,7 @@ isw_atp_ps 5 --app 1 --workers $N --threads 1 --window $W --scale 16777216 ||
 	isw_fail "no parameter server"
 "$py" "$src/hosts/python/examples/compare.py" --ns "$ns" --master 10.99.0.1 \
 	--backends atp --reference "$ISW_TMP/train/summary.json" --epochs "${TRAIN_EPOCHS:-3}" \
+	--ctl "$ISW_CTL_SOCK" \
 	--out "$ISW_TMP/train-atp" --timeout 300 --check --window $W --scale 16777216 ||
 	isw_fail "training through ATP"
 kill -TERM $ISW_PS_PID

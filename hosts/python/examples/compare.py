@@ -35,7 +35,9 @@ def run(a, backend, port, out):
                "--master", "%s:%d" % (a.master, port), "--epochs", str(a.epochs),
                "--json", out]
         if backend == "syncagtr":
-            cmd += ["--switch-ip", a.switch_ip, "--ctl", a.ctl]
+            cmd += ["--switch-ip", a.switch_ip]
+        if backend != "gloo" and a.ctl:
+            cmd += ["--ctl", a.ctl]
         if backend != "gloo":
             cmd += a.extra
         log = open(out + ".%d.log" % rank, "w")

@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 3  # ISW_HOST_API_VERSION
+API_VERSION = 4  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 
@@ -67,7 +67,8 @@ class SaParams(ctypes.Structure):
 class AtpParams(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "size", "id", "workers", "app", "nps", "threads", "window", "pool", "timeout_ms",
-        "give_up_s", "cc", "job")] + [("scale", ctypes.c_double), ("dev", ctypes.c_char_p)]
+        "give_up_s", "cc", "job", "reset")] + [
+        ("scale", ctypes.c_double), ("dev", ctypes.c_char_p), ("ctl", ctypes.c_char_p)]
 
 
 class Stats(ctypes.Structure):

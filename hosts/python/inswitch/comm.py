@@ -179,10 +179,14 @@ class ATP(_Comm):
     floats, summed by the PS). job: the first call's job number; tensor keys are job << 32 | ...,
     each call takes the next job, and a PS answers a key it has seen from memory, so a
     communicator opened again against a running PS must start past the last one's jobs.
+    ctl, reset: with the switch's control socket, reset=True frees every aggregator the app
+    holds before this worker's first frame (atp app reset): a job's start on worker 0, the
+    others opened after it (docs/atp.md, Job lifetime).
     """
 
     def __init__(self, id, workers, app, dev, *, nps=1, threads=1, window=100, pool=20000,
-                 scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=0):
+                 scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=0, ctl=None,
+                 reset=False):
         p = _native.AtpParams()
         p.size = ctypes.sizeof(p)
         p.id, p.workers, p.app, p.nps = id, workers, app, nps
@@ -190,6 +194,8 @@ class ATP(_Comm):
         p.timeout_ms, p.give_up_s, p.cc, p.job = timeout_ms, give_up_s, int(cc), job
         p.scale = scale
         p.dev = str(dev).encode()
+        p.ctl = str(ctl).encode() if ctl is not None else None
+        p.reset = int(reset)
         self.rank, self.workers, self.app = id, workers, app
         self._h = None
         self._stats, self._close = lib.isw_atp_stats, lib.isw_atp_close
