@@ -28,7 +28,8 @@ struct isw_sa {
 	struct sa_worker *w;
 	char ctl[256];
 	unsigned session;
-	int registered; /* taken back at close, so that the next run's rendezvous waits again */
+	int registered;   /* taken back at close, so that the next run's rendezvous waits again */
+	char rejoin[256]; /* the 'worker add' line, to register again after a reset */
 	int broken;
 	char broke[512]; /* why */
 	struct isw_stats st;
@@ -123,12 +124,13 @@ static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, s
 		return -ENAMETOOLONG;
 	}
 	snprintf(h->ctl, sizeof(h->ctl), "%s", p->ctl);
-	rc = sa_session_register(&h->cfg, h->ctl, h->session, attach, (int)p->reset, NULL, err,
-	                         errlen);
+	rc = sa_session_register(&h->cfg, h->ctl, h->session, attach, (int)p->reset, h->rejoin,
+	                         sizeof(h->rejoin), NULL, err, errlen);
 	if (rc < 0)
 		return rc;
 	h->registered = 1;
-	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, 0, h->cfg.give_up_s * 1000u);
+	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, 0, h->rejoin,
+	                           h->cfg.give_up_s * 1000u);
 	if (rc < 0) {
 		char why[512];
 		sa_session_diagnose(h->ctl, h->session, h->cfg.workers, why, sizeof(why));
@@ -165,7 +167,7 @@ struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errl
 	}
 	/* "port auto" members have their ports only once everyone has sent: wait for them. */
 	if (p->ctl && p->attach && strcmp(p->attach, "auto") == 0 &&
-	    sa_session_wait_ports(&h->cfg, h->ctl, h->session, 1, 2000) < 0) {
+	    sa_session_wait_ports(&h->cfg, h->ctl, h->session, 1, NULL, 2000) < 0) {
 		snprintf(err, errlen, "the switch has not learned every worker's port");
 		rc = -ETIMEDOUT;
 		goto fail;

@@ -241,7 +241,8 @@ static int member_is_us(const struct sa_config *cfg, const char *path, unsigned 
 }
 
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                        const char *attach, int reset, FILE *log, char *err, size_t errlen)
+                        const char *attach, int reset, char *rejoin, size_t rejoinlen, FILE *log,
+                        char *err, size_t errlen)
 {
 	struct sa_local loc;
 	char cmd[256], swip[INET_ADDRSTRLEN], myip[INET_ADDRSTRLEN], mac[32];
@@ -271,6 +272,8 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 	}
 	snprintf(cmd, sizeof(cmd), "syncagtr worker add %u %u mac %s ip %s port %s", session,
 	         cfg->rank, mac, myip, attach);
+	if (rejoin)
+		snprintf(rejoin, rejoinlen, "%s", cmd);
 	rc = ctl_run(ctl_path, cmd, log, err, errlen);
 	if (rc == 1)
 		rc = member_is_us(cfg, ctl_path, session, mac, myip, attach, err, errlen);
@@ -288,20 +291,24 @@ int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, uns
 }
 
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                          int learned, unsigned timeout_ms)
+                          int learned, const char *rejoin, unsigned timeout_ms)
 {
-	char reply[16384];
-	const char *p;
-	unsigned waited, ranks;
+	char reply[16384], err[256];
+	unsigned waited;
 
 	for (waited = 0;; waited += 20) {
+		/*
+		 * A waiting worker registers again on every round: the switch counts as live only
+		 * the members of the current epoch (since the last 'session reset', rank 0's
+		 * --reset) registered in the last second. So a registration a dead worker left, or one
+		 * from before the reset, does not let anyone start.
+		 */
+		if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
+			return -EIO;
 		if (session_show(ctl_path, session, reply, sizeof(reply)) < 0)
 			return -EIO;
-		/* members are objects with "rank" and "port" (a number once known) */
-		ranks = 0;
-		for (p = reply; (p = strstr(p, "\"rank\":")) != NULL; p++)
-			ranks++;
-		if (ranks >= cfg->workers && (!learned || !strstr(reply, "\"port\":\"")))
+		if (reply_number(reply, rejoin ? "live" : "current") >= (long)cfg->workers &&
+		    (!learned || !strstr(reply, "\"port\":\"")))
 			return 0;
 		if (waited >= timeout_ms)
 			return -ETIMEDOUT;

@@ -37,25 +37,28 @@ int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc,
 
 /*
  * Registers the worker described by cfg in session `session` (1..64): session add (asking for
- * sa_config_slots(cfg) slots), optional reset (rank 0 only), worker add with `port ATTACH`:
+ * sa_config_slots(cfg) slots), optional reset (rank 0 only: a new job epoch), worker add with
+ * `port ATTACH` (its command line copied to rejoin, when given, for sa_session_wait_ports):
  * the switch port this host is behind, "l2" (the switch reads it from the static l2 entry of
  * this host's MAC) or "auto" (learned from the first packets, which loses their results: only
  * for clients that resend). Progress lines go to log (may be NULL). Returns 0 or -errno with a
  * message in err.
  */
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                        const char *attach, int reset, FILE *log, char *err, size_t errlen);
+                        const char *attach, int reset, char *rejoin, size_t rejoinlen, FILE *log,
+                        char *err, size_t errlen);
 
 /*
  * Waits (at most timeout_ms) until `syncagtr session show` lists every one of the session's
- * workers: the workers' rendezvous before their first packet, so that none waits at the switch
- * for one that has not started. With learned, also until every one has a port: members
- * registered with "port auto" get one only from their first packet, and until then the switch
- * multicasts results to nobody there. 0 once so (or the reply does not say), -ETIMEDOUT, or
- * -errno.
+ * workers as registered in its current epoch: the workers' rendezvous before their first packet,
+ * so that none waits at the switch for one that has not started, and none starts before a
+ * `session reset` of this job (rank 0's --reset starts a new epoch). With rejoin (the `worker add`
+ * line sa_session_register wrote), registers again when a reset made this worker's registration
+ * one of an earlier epoch. With learned, also until every one has a port: members registered with
+ * "port auto" get one only from their first packet. 0 once so, -ETIMEDOUT, or -errno.
  */
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                          int learned, unsigned timeout_ms);
+                          int learned, const char *rejoin, unsigned timeout_ms);
 
 /*
  * Takes this worker's registration back (syncagtr worker del), so that the next run's

@@ -23,6 +23,7 @@ struct opts {
 	int check, json, quiet, reset, no_barrier;
 	const char *ctl;
 	const char *attach; /* --attach: the switch port behind which this host is */
+	char rejoin[256];   /* --ctl: this worker's 'worker add' line, to register again */
 	double barrier_s;   /* time the start barrier took */
 };
 
@@ -357,8 +358,8 @@ static int register_worker(struct opts *o, char *err, size_t errlen)
 	FILE *log = o->quiet ? NULL : stderr;
 	int rc;
 
-	rc = sa_session_register(&o->cfg, o->ctl, o->session, o->attach, o->reset, log, err,
-	                         errlen);
+	rc = sa_session_register(&o->cfg, o->ctl, o->session, o->attach, o->reset, o->rejoin,
+	                         sizeof(o->rejoin), log, err, errlen);
 	if (rc < 0) {
 		if (strstr(err, "no l2 entry"))
 			snprintf(err + strlen(err), errlen - strlen(err),
@@ -382,7 +383,8 @@ static int rendezvous(const struct opts *o)
 	if (!o->quiet)
 		fprintf(stderr, "rank %u: waiting for all %u workers to register\n", o->cfg.rank,
 		        o->cfg.workers);
-	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, 0, o->cfg.give_up_s * 1000u);
+	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, 0, o->rejoin,
+	                           o->cfg.give_up_s * 1000u);
 	if (rc < 0)
 		fprintf(stderr,
 		        "syncagtr-worker: rank %u: not all %u workers of session %u registered "
@@ -414,7 +416,7 @@ static int barrier(struct opts *o, struct sa_worker *w)
 	/* Every worker has sent now: "port auto" ones have a port within the moment the switch
 	 * takes to learn it. */
 	if (o->ctl && strcmp(o->attach, "auto") == 0 &&
-	    sa_session_wait_ports(&o->cfg, o->ctl, o->session, 1, 2000) < 0 && !o->quiet)
+	    sa_session_wait_ports(&o->cfg, o->ctl, o->session, 1, NULL, 2000) < 0 && !o->quiet)
 		fprintf(stderr, "rank %u: the switch has not learned every worker's port yet\n",
 		        o->cfg.rank);
 	return 0;

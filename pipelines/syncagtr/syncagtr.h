@@ -32,6 +32,9 @@ struct rte_mbuf;
 #define SA_TABLE_SIZE    4096            /* admission hash table: at most half full */
 #define SA_PORT_AUTO     0xFFFFu         /* worker port learned from its packets */
 #define SA_MC_BASE       ISW_MC_RESERVED /* PRE group of session s: SA_MC_BASE + s */
+/* A member whose last registration is at most this old counts as live (session show's "live"):
+ * workers waiting at the rendezvous register again every few tens of milliseconds. */
+#define SA_LIVE_MS 1000u
 
 /* Register arrays, in declaration order (regs[] of the pipeline). */
 enum sa_reg {
@@ -60,6 +63,8 @@ struct sa_member {
 	bool valid;
 	bool auto_port; /* from == SA_PORT_LEARN: the data path writes its learn cell */
 	uint8_t from;   /* enum sa_port_from */
+	uint32_t epoch; /* the session's epoch when it (last) registered */
+	uint32_t seen;  /* isw_clock_ms() of its last registration (a worker add, again or not) */
 };
 
 struct sa_session {
@@ -70,6 +75,7 @@ struct sa_session {
 	rte_be32_t ip;   /* the session's switch endpoint */
 	uint32_t base;   /* first switch slot of the region */
 	uint32_t nslots; /* slots in the region; pool indices 0..nslots-1 */
+	uint32_t epoch;  /* job epoch: 'session reset' starts the next (control side only) */
 	struct sa_member w[SA_WORKERS_MAX];
 };
 

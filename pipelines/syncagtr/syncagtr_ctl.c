@@ -360,10 +360,14 @@ static int cmd_session_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing reset");
 	region_clear(&master.sess[id]);
 	isw_dp_resume();
+	/* Registrations from before are from an earlier job now: workers of the new one that
+	 * registered too early register again (their rendezvous counts this epoch only). */
+	master.sess[id].epoch++;
+	isw_json_u64(c->out, "epoch", master.sess[id].epoch);
 	return 0;
 }
 ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID",
-                 "clear the session's slots (bitmaps, counts, values) before a new job",
+                 "clear the session's slots (bitmaps, counts, values) and start a new job epoch",
                  cmd_session_reset)
 
 static void counters_json(struct isw_json *j, unsigned id)
@@ -395,6 +399,18 @@ static void counters_json(struct isw_json *j, unsigned id)
 	isw_json_obj_close(j);
 }
 
+/* Members registered in the session's current epoch (since its last reset); with live, only
+ * those registered in the last SA_LIVE_MS. */
+static unsigned current_members(const struct sa_session *s, bool live)
+{
+	uint32_t now = isw_clock_ms();
+	unsigned n = 0;
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
+		n += s->w[r].valid && s->w[r].epoch == s->epoch &&
+		     (!live || now - s->w[r].seen <= SA_LIVE_MS);
+	return n;
+}
+
 static unsigned members_of(const struct sa_session *s)
 {
 	unsigned n = 0;
@@ -411,6 +427,9 @@ static void session_json(struct isw_json *j, const struct sa_session *s)
 	isw_json_str_kv(j, "ip", ip_str(s->ip, buf));
 	isw_json_u64(j, "workers", s->nworkers);
 	isw_json_u64(j, "registered", members_of(s));
+	isw_json_u64(j, "epoch", s->epoch);
+	isw_json_u64(j, "current", current_members(s, false));
+	isw_json_u64(j, "live", current_members(s, true));
 	isw_json_u64(j, "slots", s->nslots);
 	isw_json_u64(j, "first_slot", s->base);
 	isw_json_u64(j, "group", s->group);
@@ -441,6 +460,8 @@ static void members_json(struct isw_json *j, const struct sa_session *s)
 			isw_json_u64(j, "port", m->port);
 		isw_json_bool(j, "auto", m->auto_port);
 		isw_json_str_kv(j, "port_from", port_from_names[m->from]);
+		isw_json_u64(j, "epoch", m->epoch);
+		isw_json_u64(j, "registered_ms_ago", isw_clock_ms() - m->seen);
 		isw_json_obj_close(j);
 	}
 }
@@ -548,6 +569,8 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		/* A worker registering itself again with the same addresses is not an error. */
 		if (memcmp(m->mac, mac, 6) == 0 && m->ip == ip && m->from == from &&
 		    (from == SA_PORT_LEARN || m->port == port)) {
+			m->epoch = s->epoch; /* registered again: in this epoch, now */
+			m->seen = isw_clock_ms();
 			isw_json_bool(c->out, "exists", true);
 			return 0;
 		}
@@ -559,7 +582,9 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	                        .ip = ip,
 	                        .valid = true,
 	                        .auto_port = from == SA_PORT_LEARN,
-	                        .from = from};
+	                        .from = from,
+	                        .epoch = s->epoch,
+	                        .seen = isw_clock_ms()};
 	memcpy(m->mac, mac, 6);
 	int rc = group_update(s);
 	if (rc < 0 || publish() < 0) {

@@ -12,6 +12,13 @@
 #   (d) two sessions at once (10.99.0.254: h1 h2 h3; 10.99.0.253: h3 h4 h5, so h3 is in both)
 #   (e) 6 jobs in one run (--repeat), small tensors and 64-value packets: sets keep alternating
 #       across jobs
+#   (f) a reset while ranks start: after a job left its slots dirty (a float32 run of a
+#       different size), ranks 1..3 start first and wait at the rendezvous; rank 0 comes 1 s
+#       later with --reset, a new job epoch: the others register again and all start after
+#       the reset; exact
+#   (g) a SIGKILLed job followed by a new one: four workers killed mid-job leave dirty slots and
+#       their registrations; the new job's ranks 1..3 start at once, rank 0 1 s later with
+#       --reset: the dead registrations are not live, nobody starts before the reset; exact
 #   syncagtr_hosts.sh BUILD_DIR        (SA_CASES="a c" runs only those cases)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -30,12 +37,14 @@ LOSSY=${SA_LOSSY:---timeout-ms 10 --guard-ms 10}
 # run_workers NAME SESSION SWITCH_IP "HOSTS" [worker options...]: rank r runs on the r-th host
 # of HOSTS; all in parallel; fails unless every one exits 0 (which, with --check, means its
 # result verified). Prints each rank's JSON summary line. With RANK0_FIRST=1, rank 0 starts
-# alone and the others once it is registered (after its --reset, see case_e).
+# alone and the others once it is registered (after its --reset, see case_e); with
+# RANK0_LAST=S, rank 0 starts S seconds after the others (case_f).
 run_workers() {
 	local name=$1 sess=$2 ip=$3 hosts=($4) pids=() r rc=0 h k
 	shift 4
 	for r in "${!hosts[@]}"; do
 		h=${hosts[$r]}
+		[ "$r" = 0 ] && [ -n "${RANK0_LAST:-}" ] && continue
 		isw_ns "$h" "$worker" --rank "$r" --workers "${#hosts[@]}" --switch-ip "$ip" \
 			--ctl "$ISW_CTL_SOCK" --session "$sess" --json --quiet "$@" \
 			>"$ISW_TMP/$name.$r.json" 2>"$ISW_TMP/$name.$r.err" &
@@ -48,6 +57,13 @@ run_workers() {
 			done
 		fi
 	done
+	if [ -n "${RANK0_LAST:-}" ]; then
+		sleep "$RANK0_LAST"
+		isw_ns "${hosts[0]}" "$worker" --rank 0 --workers "${#hosts[@]}" --switch-ip "$ip" \
+			--ctl "$ISW_CTL_SOCK" --session "$sess" --json --quiet "$@" \
+			>"$ISW_TMP/$name.0.json" 2>"$ISW_TMP/$name.0.err" &
+		pids=($! "${pids[@]}")
+	fi
 	for r in "${!pids[@]}"; do
 		if ! wait "${pids[$r]}"; then
 			echo "$name: rank $r failed:" >&2
@@ -185,7 +201,48 @@ case_e() {
 	echo "(e) 6 jobs of 100003 int32 in one run (64-value packets, rank 0 --reset): verified"
 }
 
-for c in ${SA_CASES:-w a b c d e}; do
+case_f() {
+	local e0 e1
+	isw_ctl syncagtr session reset 1 >/dev/null
+	run_workers f0 1 $S1 "1 2 3 4" --count 3Mi --type float32 --check >/dev/null ||
+		isw_fail "(f) the job before"
+	e0=$(isw_ctl --json syncagtr session show 1 | jq '.sessions[0].epoch')
+	RANK0_LAST=1 run_workers f 1 $S1 "1 2 3 4" --count 1Mi --type int32 --check --reset ||
+		isw_fail "(f) ranks 1..3 first, rank 0 resetting 1 s later"
+	e1=$(isw_ctl --json syncagtr session show 1 | jq '.sessions[0].epoch')
+	echo "(f) a reset while ranks start (rank 0 1 s after the others, --reset): verified;" \
+		"session epoch $e0 -> $e1"
+	[ "$e1" -gt "$e0" ] || isw_fail "(f) the session's epoch did not move"
+}
+
+pkts() {
+	isw_ctl --json syncagtr session show 1 | jq '.counters[0].pkts'
+}
+
+case_g() {
+	local h k p0 pids=()
+	p0=$(pkts)
+	for h in 1 2 3 4; do
+		ip netns exec "${ISW_TAG}h$h" "$worker" --rank $((h - 1)) --workers 4 --switch-ip $S1 \
+			--ctl "$ISW_CTL_SOCK" --session 1 --count 32Mi --quiet >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	# Mid-job: once its packets are flowing (past the barrier's 1024), and 1.5 s more.
+	for ((k = 0; k < 300; k++)); do
+		[ "$(pkts)" -gt $((p0 + 20000)) ] && break
+		sleep 0.1
+	done
+	sleep 1.5
+	kill -KILL "${pids[@]}" 2>/dev/null || true
+	wait "${pids[@]}" 2>/dev/null || true
+	echo "(g) after the SIGKILL: $(isw_ctl --json syncagtr session show 1 |
+		jq -c '{sessions: [.sessions[0] | {registered, epoch, live}], pkts: .counters[0].pkts}')"
+	RANK0_LAST=1 run_workers g 1 $S1 "1 2 3 4" --count 2Mi --type int32 --check --reset ||
+		isw_fail "(g) the job after a SIGKILLed one"
+	echo "(g) a SIGKILLed job, then ranks 1..3 at once and rank 0 1 s later with --reset: verified"
+}
+
+for c in ${SA_CASES:-w a b c d e f g}; do
 	"case_$c"
 done
 isw_ctl syncagtr session show
