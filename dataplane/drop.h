@@ -34,7 +34,8 @@
 	_(ASK_CHANNEL, "ask-channel", "ASK channel beyond the task's channels")                    \
 	_(ASK_PORT, "ask-port", "ASK packet from a port not registered for its role")              \
 	_(ASK_STALE, "ask-stale", "ASK late copy: DATA seq a window behind, or an old SWAP/FETCH") \
-	_(ASK_WINDOW, "ask-window", "ASK seq a window or more beyond its channel")
+	_(ASK_WINDOW, "ask-window", "ASK seq a window or more beyond its channel")                 \
+	_(ASK_INCARNATION, "ask-incarnation", "ASK packet of another incarnation of its task")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,

@@ -219,9 +219,6 @@ say "ASK: WordCount of the Debian fortunes text (senders h1, h2; receiver h3)"
 isw_ctl pipeline disable atp
 isw_ctl pipeline enable ask
 isw_ctl ask config set ip 10.99.0.254
-isw_ctl ask task add 1 receiver 02:00:00:00:00:03,10.99.0.3,42405,2 channels 2 window 64 \
-	slots 16 key-bytes 16 op add aa-size 2048 senders 0,1 >/dev/null
-isw_ctl ask task show 1 | head -n 3
 ask_input=()
 for f in /usr/share/games/fortunes/*; do
 	[[ -f $f && $f != *.dat && $f != *.u8 ]] && ask_input+=(--input "$f")
@@ -229,7 +226,8 @@ done
 hosts/ask/ask-wordcount --build "$build/hosts/ask" --receiver-ns "${ISW_TAG}h3" \
 	--receiver-ip 10.99.0.3 --switch-ip 10.99.0.254 --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
 	"${ask_input[@]}" --slots 16 --key-bytes 16 --aa-size 2048 --window 64 \
-	--swap-threshold 2000
+	--swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$build/inswitch-ctl" \
+	--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1
 echo "the switch's view of the task:"
 isw_ctl --json ask task show 1 | jq -r '.counters[0] |
 	"  tuples \(.tuples), absorbed \(.absorbed) (\(.absorbed * 1000 / .tuples | floor / 10)%), swaps \(.swaps), entries fetched \(.fetched)"'

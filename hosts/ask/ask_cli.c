@@ -55,6 +55,9 @@ int ask_cli_option(struct ask_cli *c, int opt, const char *arg, const struct opt
 	case ASK_CLI_TASK:
 		bad = host_parse_uint(arg, 0, UINT16_MAX, &c->task);
 		break;
+	case ASK_CLI_INCARNATION:
+		bad = host_parse_uint(arg, 0, UINT16_MAX, &c->incarnation);
+		break;
 	case ASK_CLI_CHANNEL:
 		bad = host_parse_uint(arg, 0, UINT16_MAX, &c->channel);
 		break;

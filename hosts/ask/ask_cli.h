@@ -17,7 +17,7 @@
 #define ASK_DEF_AA_SIZE   4096u
 
 struct ask_cli {
-	unsigned task, channel, channels, window, slots, key_bytes;
+	unsigned task, incarnation, channel, channels, window, slots, key_bytes;
 	enum ask_op op;
 	enum ask_kfmt kfmt;
 	int json;
@@ -39,28 +39,31 @@ enum {
 	ASK_CLI_WORDS,
 	ASK_CLI_TUPLES,
 	ASK_CLI_ZIPF,
+	ASK_CLI_INCARNATION,
 };
 
 /* The shared entries of a tool's struct option table. */
-#define ASK_CLI_LONGOPTS                                                     \
-	{"task", required_argument, NULL, ASK_CLI_TASK},                     \
-	        {"channel", required_argument, NULL, ASK_CLI_CHANNEL},       \
-	        {"channels", required_argument, NULL, ASK_CLI_CHANNELS},     \
-	        {"window", required_argument, NULL, ASK_CLI_WINDOW},         \
-	        {"slots", required_argument, NULL, ASK_CLI_SLOTS},           \
-	        {"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES},   \
-	        {"op", required_argument, NULL, ASK_CLI_OP},                 \
-	        {"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT}, \
-	        {"json", no_argument, NULL, ASK_CLI_JSON},                   \
-	        {"words", required_argument, NULL, ASK_CLI_WORDS},           \
-	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},         \
-	{                                                                    \
-		"zipf", required_argument, NULL, ASK_CLI_ZIPF                \
+#define ASK_CLI_LONGOPTS                                                       \
+	{"task", required_argument, NULL, ASK_CLI_TASK},                       \
+	        {"incarnation", required_argument, NULL, ASK_CLI_INCARNATION}, \
+	        {"channel", required_argument, NULL, ASK_CLI_CHANNEL},         \
+	        {"channels", required_argument, NULL, ASK_CLI_CHANNELS},       \
+	        {"window", required_argument, NULL, ASK_CLI_WINDOW},           \
+	        {"slots", required_argument, NULL, ASK_CLI_SLOTS},             \
+	        {"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES},     \
+	        {"op", required_argument, NULL, ASK_CLI_OP},                   \
+	        {"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT},   \
+	        {"json", no_argument, NULL, ASK_CLI_JSON},                     \
+	        {"words", required_argument, NULL, ASK_CLI_WORDS},             \
+	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},           \
+	{                                                                      \
+		"zipf", required_argument, NULL, ASK_CLI_ZIPF                  \
 	}
 
 /* Help lines of the shared options. */
 #define ASK_CLI_HELP_TASK                                                                     \
 	"  --task ID            task id (default 1)\n"                                        \
+	"  --incarnation I      the task's incarnation on the switch, 0..65535 (default 0)\n" \
 	"  --window W           packets in flight per channel, a power of two (default 64)\n" \
 	"  --slots S            slots per packet, 1..32 (default 16)\n"                       \
 	"  --key-bytes KB       key width of a slot: 4, 8 or 16 (default 8)\n"

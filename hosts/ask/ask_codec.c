@@ -6,6 +6,12 @@
 
 #include "ask_host.h"
 
+/* The requests the switch handles carry the task's incarnation in count's high half. */
+static bool is_request(uint8_t type)
+{
+	return type == ASK_DATA || type == ASK_SWAP || type == ASK_FETCH;
+}
+
 void ask_msg_put(uint8_t *p, const struct ask_msg *m)
 {
 	struct ask_hdr *h = (struct ask_hdr *)p;
@@ -19,7 +25,9 @@ void ask_msg_put(uint8_t *p, const struct ask_msg *m)
 	ask_put32(h->seq, m->seq);
 	ask_put32(h->bitmap, m->bitmap);
 	ask_put32(h->start, m->start);
-	ask_put32(h->count, m->count);
+	ask_put32(h->count, is_request(m->type)
+	                            ? (uint32_t)m->incarnation << 16 | (m->count & 0xFFFFu)
+	                            : m->count);
 }
 
 int ask_msg_get(const uint8_t *p, size_t len, struct ask_msg *m)
@@ -38,6 +46,11 @@ int ask_msg_get(const uint8_t *p, size_t len, struct ask_msg *m)
 	m->bitmap = ask_be32(h->bitmap);
 	m->start = ask_be32(h->start);
 	m->count = ask_be32(h->count);
+	m->incarnation = 0;
+	if (is_request(m->type)) {
+		m->incarnation = (uint16_t)(m->count >> 16);
+		m->count &= 0xFFFFu;
+	}
 	return 0;
 }
 
@@ -154,12 +167,14 @@ int ask_ack_parse(const uint8_t *p, size_t len, struct ask_msg *m)
 	return typed_parse(p, len, ASK_DATA_ACK, m);
 }
 
-size_t ask_fetch_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_bytes, uint32_t seq,
-                       unsigned slot, unsigned copy, uint32_t start, uint32_t count)
+size_t ask_fetch_build(uint8_t *p, uint16_t task, uint16_t incarnation, unsigned nslots,
+                       unsigned key_bytes, uint32_t seq, unsigned slot, unsigned copy,
+                       uint32_t start, uint32_t count)
 {
 	struct ask_msg m = {
 	        .type = ASK_FETCH,
 	        .task = task,
+	        .incarnation = incarnation,
 	        .nslots = (uint8_t)nslots,
 	        .key_bytes = (uint8_t)key_bytes,
 	        .seq = seq,
@@ -172,10 +187,10 @@ size_t ask_fetch_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_
 	return ASK_HDR_LEN;
 }
 
-size_t ask_swap_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_bytes, uint32_t seq,
-                      unsigned slot, unsigned copy)
+size_t ask_swap_build(uint8_t *p, uint16_t task, uint16_t incarnation, unsigned nslots,
+                      unsigned key_bytes, uint32_t seq, unsigned slot, unsigned copy)
 {
-	size_t n = ask_fetch_build(p, task, nslots, key_bytes, seq, slot, copy, 0, 0);
+	size_t n = ask_fetch_build(p, task, incarnation, nslots, key_bytes, seq, slot, copy, 0, 0);
 
 	p[0] = ASK_SWAP;
 	return n;

@@ -42,6 +42,7 @@ struct ask_msg {
 	uint16_t task, channel;
 	uint8_t nslots, key_bytes;
 	uint32_t seq, bitmap, start, count;
+	uint16_t incarnation; /* DATA, SWAP, FETCH: the task's (count's high half on the wire) */
 };
 
 /* Writes the 24-byte header m at p. */
@@ -92,11 +93,12 @@ size_t ask_ack_build(uint8_t *p, const struct ask_msg *d);
 int ask_ack_parse(const uint8_t *p, size_t len, struct ask_msg *m);
 
 /* SWAP: make `copy` of AA_slot active. Returns 24. */
-size_t ask_swap_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_bytes, uint32_t seq,
-                      unsigned slot, unsigned copy);
+size_t ask_swap_build(uint8_t *p, uint16_t task, uint16_t incarnation, unsigned nslots,
+                      unsigned key_bytes, uint32_t seq, unsigned slot, unsigned copy);
 /* FETCH: up to count records of copy `copy` of AA_slot from entry start on. Returns 24. */
-size_t ask_fetch_build(uint8_t *p, uint16_t task, unsigned nslots, unsigned key_bytes, uint32_t seq,
-                       unsigned slot, unsigned copy, uint32_t start, uint32_t count);
+size_t ask_fetch_build(uint8_t *p, uint16_t task, uint16_t incarnation, unsigned nslots,
+                       unsigned key_bytes, uint32_t seq, unsigned slot, unsigned copy,
+                       uint32_t start, uint32_t count);
 /* Parses a SWAP_DONE: 0 or -EINVAL. */
 int ask_swap_done_parse(const uint8_t *p, size_t len, struct ask_msg *m);
 /*
@@ -203,6 +205,7 @@ const char *ask_src_error(const struct ask_src *s);
 
 struct ask_send_cfg {
 	uint16_t task;
+	uint16_t incarnation; /* the task's, as registered on the switch */
 	uint16_t channel0;    /* channels channel0 .. channel0 + nchan - 1 */
 	unsigned nchan;       /* 1.. */
 	unsigned window;      /* packets in flight per channel, a power of two */
@@ -253,6 +256,7 @@ const char *ask_sender_error(const struct ask_sender *s);
 
 struct ask_recv_cfg {
 	uint16_t task;
+	uint16_t incarnation;    /* the task's: DATA of another one is not ours */
 	unsigned nchan;          /* channels 0..nchan-1 */
 	unsigned window;         /* W, a power of two */
 	unsigned nslots;         /* S */

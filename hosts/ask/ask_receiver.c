@@ -290,6 +290,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	struct ask_recv_cfg cfg = {
 	        .task = (uint16_t)o.cli.task,
+	        .incarnation = (uint16_t)o.cli.incarnation,
 	        .nchan = o.cli.channels,
 	        .window = o.cli.window,
 	        .nslots = o.cli.slots,

@@ -171,7 +171,8 @@ static int data_input(struct ask_receiver *r, const uint8_t *p, size_t len, uint
 	uint32_t d;
 	int rc;
 
-	if (ask_data_parse(p, len, &m) < 0 || m.task != r->cfg.task || m.nslots != r->cfg.nslots ||
+	if (ask_data_parse(p, len, &m) < 0 || m.task != r->cfg.task ||
+	    m.incarnation != r->cfg.incarnation || m.nslots != r->cfg.nslots ||
 	    m.key_bytes != r->cfg.key_bytes || m.channel >= r->cfg.nchan)
 		goto bad;
 	c = &r->ch[m.channel];
@@ -226,10 +227,11 @@ static void start_op(struct ask_receiver *r, enum ctl_state op, unsigned slot, u
 	r->tries = 0;
 	r->need_send = true;
 	if (op == CTL_SWAP)
-		ask_swap_build(r->pkt, c->task, c->nslots, c->key_bytes, r->seq, slot, copy);
+		ask_swap_build(r->pkt, c->task, c->incarnation, c->nslots, c->key_bytes, r->seq,
+		               slot, copy);
 	else
-		ask_fetch_build(r->pkt, c->task, c->nslots, c->key_bytes, r->seq, slot, copy, start,
-		                ask_fetch_max(c->key_bytes));
+		ask_fetch_build(r->pkt, c->task, c->incarnation, c->nslots, c->key_bytes, r->seq,
+		                slot, copy, start, ask_fetch_max(c->key_bytes));
 }
 
 static void op_done(struct ask_receiver *r)

@@ -234,6 +234,7 @@ static int pack_next(struct ask_sender *s, struct chan *c, uint8_t *p, uint32_t 
 {
 	struct ask_msg m = {.type = ASK_DATA,
 	                    .task = s->cfg.task,
+	                    .incarnation = s->cfg.incarnation,
 	                    .channel = id,
 	                    .nslots = (uint8_t)s->cfg.nslots,
 	                    .key_bytes = (uint8_t)s->cfg.key_bytes,

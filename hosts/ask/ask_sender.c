@@ -160,6 +160,7 @@ int main(int argc, char **argv)
 		return 2;
 	struct ask_send_cfg cfg = {
 	        .task = (uint16_t)o.cli.task,
+	        .incarnation = (uint16_t)o.cli.incarnation,
 	        .channel0 = (uint16_t)o.cli.channel,
 	        .nchan = o.cli.channels,
 	        .window = o.cli.window,

@@ -134,12 +134,12 @@ static void test_codec_roundtrip(void **state)
 	assert_int_equal(r.seq, m.seq);
 
 	/* SWAP and FETCH select slot | copy << 8. */
-	ask_swap_build(p, 3, 16, 8, 77, 5, 1);
+	ask_swap_build(p, 3, 0, 16, 8, 77, 5, 1);
 	assert_int_equal(ask_msg_get(p, ASK_HDR_LEN, &r), 0);
 	assert_int_equal(r.type, ASK_SWAP);
 	assert_int_equal(r.bitmap, 0x105);
 	assert_int_equal(r.seq, 77);
-	ask_fetch_build(p, 3, 16, 8, 78, 31, 0, 1024, 116);
+	ask_fetch_build(p, 3, 0, 16, 8, 78, 31, 0, 1024, 116);
 	assert_int_equal(ask_msg_get(p, ASK_HDR_LEN, &r), 0);
 	assert_int_equal(r.type, ASK_FETCH);
 	assert_int_equal(r.bitmap, 31);
@@ -1142,7 +1142,7 @@ static void test_model_ctl(void **state)
 	model_init(&m, ASK_OP_ADD);
 	m.aa[0][0][3].used = 1;
 	/* FETCH 10 takes the entry; its retry gets the same bytes and clears nothing. */
-	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, 0, cnt);
+	ask_fetch_build(q, 7, 0, M_SLOTS, M_KB, 10, 0, 0, 0, cnt);
 	len = model_ctl(&m, q, out);
 	assert_int_equal(len, ASK_HDR_LEN + ask_rec_len(M_KB));
 	assert_int_equal(ask_be32(out + 16), M_SCAN);
@@ -1152,38 +1152,38 @@ static void test_model_ctl(void **state)
 	assert_memory_equal(out, kept, len);
 	assert_true(m.aa[0][0][3].used);
 	/* Seq 10 again for another start or count: dropped. */
-	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, M_SCAN, cnt);
+	ask_fetch_build(q, 7, 0, M_SLOTS, M_KB, 10, 0, 0, M_SCAN, cnt);
 	assert_int_equal(model_ctl(&m, q, out), 0);
-	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, 0, cnt - 1);
+	ask_fetch_build(q, 7, 0, M_SLOTS, M_KB, 10, 0, 0, 0, cnt - 1);
 	assert_int_equal(model_ctl(&m, q, out), 0);
 	assert_int_equal(m.reused_seqs, 2);
 	/* SWAP 11 makes 10 late: neither the SWAP nor the kept FETCH's retry is served. */
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 11, 0, 1);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 11, 0, 1);
 	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
 	assert_int_equal(ask_be32(out + 12), ASK_SEL(0, 1));
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 10, 0, 0);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 10, 0, 0);
 	assert_int_equal(model_ctl(&m, q, out), 0);
-	ask_fetch_build(q, 7, M_SLOTS, M_KB, 10, 0, 0, 0, cnt);
+	ask_fetch_build(q, 7, 0, M_SLOTS, M_KB, 10, 0, 0, 0, cnt);
 	assert_int_equal(model_ctl(&m, q, out), 0);
 	assert_int_equal(m.active[0], 1);
 	assert_int_equal(m.late_swaps + m.late_fetches, 2);
 	/* Errors are answered whatever the seq and leave the newest alone. */
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 5, M_SLOTS, 0);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 5, M_SLOTS, 0);
 	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
 	assert_int_equal(out[1], ASK_F_ERROR);
-	ask_fetch_build(q, 7, M_SLOTS, M_KB, 1000, 0, 0, M_AA + 1, cnt);
+	ask_fetch_build(q, 7, 0, M_SLOTS, M_KB, 1000, 0, 0, M_AA + 1, cnt);
 	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
 	assert_int_equal(out[1], ASK_F_ERROR);
 	assert_int_equal(m.bad_ctl, 2);
 	/* 65535 behind the newest (12) is late; 65536 behind is new, so 11 is then new too. */
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 12, 0, 0);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 12, 0, 0);
 	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 12 - 65535, 0, 1);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 12 - 65535, 0, 1);
 	assert_int_equal(model_ctl(&m, q, out), 0);
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 12 - 65536, 0, 1);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 12 - 65536, 0, 1);
 	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
 	assert_int_equal(m.active[0], 1);
-	ask_swap_build(q, 7, M_SLOTS, M_KB, 11, 0, 0);
+	ask_swap_build(q, 7, 0, M_SLOTS, M_KB, 11, 0, 0);
 	assert_int_equal(model_ctl(&m, q, out), ASK_HDR_LEN);
 	assert_int_equal(m.active[0], 0);
 	assert_int_equal(m.fetch_replays, 1);

@@ -54,6 +54,7 @@ struct ask_task {
 	uint8_t op;     /* enum isw_kv_op */
 	uint8_t mac[6]; /* receiver */
 	uint16_t id;
+	uint16_t incarnation; /* requests of another one are dropped (ask-incarnation) */
 	uint16_t nchannels;
 	uint16_t port;         /* receiver's switch port */
 	rte_be16_t udp_port;   /* receiver's UDP port */

@@ -266,8 +266,11 @@ static int task_parse(struct isw_cmd_ctx *c, const struct isw_kv *kv, struct ask
 	t->key_bytes = (uint8_t)v;
 	if (arg_op(c, kv[5].val, &t->op) < 0 ||
 	    arg_pow2(c, kv[6].val, "aa-size", ASK_AA_MAX, &t->aa_size) < 0 ||
-	    (kv[7].val != NULL && isw_arg_port_list(c, kv[7].val, "senders", &t->sender_ports) < 0))
+	    (kv[7].val != NULL &&
+	     isw_arg_port_list(c, kv[7].val, "senders", &t->sender_ports) < 0) ||
+	    (kv[8].val != NULL && isw_arg_u32(c, kv[8].val, "incarnation", 0, UINT16_MAX, &v) < 0))
 		return -EINVAL;
+	t->incarnation = kv[8].val != NULL ? (uint16_t)v : 0;
 	if (task_ring(t) > ASK_RING)
 		return isw_cmd_err(c, ENOSPC,
 		                   "channels x 2 x window = %u ring positions, the switch has %u",
@@ -318,8 +321,8 @@ static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	uint32_t id;
 	struct isw_kv kv[] = {{"receiver", NULL}, {"channels", NULL},  {"window", NULL},
 	                      {"slots", NULL},    {"key-bytes", NULL}, {"op", NULL},
-	                      {"aa-size", NULL},  {"senders", NULL}};
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 15, 17) < 0 ||
+	                      {"aa-size", NULL},  {"senders", NULL},   {"incarnation", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 15, 19) < 0 ||
 	    arg_task(c, argv[0], false, &id) < 0 ||
 	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
 		return -EINVAL;
@@ -348,9 +351,10 @@ static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 }
 ISW_CMD_REGISTER(ask_task_add, "ask task add",
                  "ID receiver MAC,IP,UDPPORT,PORT channels N window W slots S key-bytes 4|8|16 "
-                 "op add|max|min aa-size A [senders P[,P...]]",
+                 "op add|max|min aa-size A [senders P[,P...]] [incarnation I]",
                  "register task ID (1-65535): its receiver, N channels of window W (a power of "
-                 "two), S slots (1-32) per packet, AA size A per slot and copy (a power of two)",
+                 "two), S slots (1-32) per packet, AA size A per slot and copy (a power of two); "
+                 "only requests of incarnation I (0-65535, default 0) count",
                  cmd_task_add)
 
 static int cmd_task_del(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -407,6 +411,7 @@ static void task_json(struct isw_cmd_ctx *c, const struct ask_task *t)
 	isw_fmt_port_list(t->sender_ports, ports, sizeof(ports));
 	isw_json_obj_open(c->out, NULL);
 	isw_json_u64(c->out, "task", t->id);
+	isw_json_u64(c->out, "incarnation", t->incarnation);
 	isw_json_str_kv(c->out, "receiver_mac", isw_fmt_mac(t->mac, mac));
 	isw_json_str_kv(c->out, "receiver_ip", ip_str(t->ip, buf));
 	isw_json_u64(c->out, "receiver_udp", rte_be_to_cpu_16(t->udp_port));

@@ -387,7 +387,7 @@ static inline int ask_fetch_req(struct isw_worker *w, struct rte_mbuf *m, uint8_
 	struct ask_counters *cnt = &ask_counters[w->index][ti];
 	struct ask_hdr *h = (struct ask_hdr *)(p + ASK_HDR_OFF);
 	uint32_t seq = ask_be32(h->seq), sel = ask_be32(h->bitmap);
-	uint32_t start = ask_be32(h->start), count = ask_be32(h->count);
+	uint32_t start = ask_be32(h->start), count = ask_be32(h->count) & 0xFFFFu;
 	if (unlikely(!sel_ok(t, sel) || start > t->aa_size)) {
 		cnt->bad_requests++;
 		reply_header(h, t, ASK_FETCH_REPLY, ASK_F_ERROR, sel);
@@ -484,6 +484,10 @@ static __rte_always_inline int ask_process_common(struct isw_worker *w, struct r
 		return ISW_PKT_TAKEN;
 	}
 	const struct ask_task *t = &c->tasks[ti];
+	if (unlikely(ask_incarnation(h) != t->incarnation)) {
+		drop(w, m, &ask_counters[w->index][ti], ISW_DROP_ASK_INCARNATION);
+		return ISW_PKT_TAKEN;
+	}
 	if (likely(type == ASK_DATA))
 		return ask_data(w, m, p, len, c, t, ti, pass);
 	if (unlikely(isw_meta(m)->in_port != t->port)) {

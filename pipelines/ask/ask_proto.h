@@ -64,10 +64,18 @@ struct ask_hdr {
 	uint8_t seq[4];
 	uint8_t bitmap[4]; /* DATA: valid slots; SWAP/FETCH and replies: slot | copy << 8 */
 	uint8_t start[4];  /* FETCH: first entry to look at; FETCH_REPLY: where to go on */
-	uint8_t count[4];  /* FETCH: max records; FETCH_REPLY: records carried */
+	/* DATA, SWAP, FETCH: the task's incarnation (high 16 bits) and, FETCH, the most records
+	 * (low 16); FETCH_REPLY: records carried */
+	uint8_t count[4];
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct ask_hdr) == ASK_HDR_LEN, "ASK header is 24 bytes");
+
+/* A request's task incarnation (DATA, SWAP, FETCH): the high half of count. */
+static inline uint16_t ask_incarnation(const struct ask_hdr *h)
+{
+	return (uint16_t)(h->count[0] << 8 | h->count[1]);
+}
 
 #define ASK_SEL_SLOT(b)     ((b)&0xFFu)
 #define ASK_SEL_COPY(b)     (((b) >> 8) & 1u)

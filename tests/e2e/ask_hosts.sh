@@ -10,6 +10,10 @@
 #       times, and the absorbed fraction (the switch's absorbed / tuples) rises with swaps
 #   (d) as (a) with the switch on two worker lcores in strict mode: exact, with hand-offs to
 #       the lcore that owns the task and no register array used twice in a pass
+#   (e) job lifetime: an earlier job of task 1 (incarnation 1) keeps sending on channel 0 -- the
+#       same task, channel and seqs as the next job -- when ask-wordcount --ctl registers task
+#       1 again (del, add) as a new incarnation and runs: exact, the old packets dropped
+#       (ask-incarnation) before they touch anything
 #   ask_hosts.sh BUILD_DIR        (ASK_CASES="a c" runs only those cases)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -34,7 +38,7 @@ done
 	echo "skipped: no text corpus (Debian package fortunes; scripts/deps.sh installs it)"
 	exit 77
 }
-cases=${ASK_CASES:-a b c d}
+cases=${ASK_CASES:-a b c d e}
 ASK_IP=10.99.0.254
 RX_MAC=02:00:00:00:00:05
 RX_IP=10.99.0.5
@@ -164,5 +168,22 @@ if [[ $cases == *d* ]]; then
 	echo "d: strict $(jq -c '{strict_multi_access, strict_recirc_over}' <<<"$s")"
 	[ "$(jq '.strict_multi_access + .strict_recirc_over' <<<"$s")" -eq 0 ] ||
 		isw_fail "d: a register array used twice in a pass, or more than one recirculation"
+fi
+if [[ $cases == *e* ]]; then
+	isw_ctl ask task del 1 >/dev/null 2>&1 || true
+	isw_ctl ask task add 1 receiver "$RX_MAC,$RX_IP,42405,4" channels 4 window 64 slots 16 \
+		key-bytes 16 op add aa-size 2048 senders 0,1,2,3 incarnation 1 >/dev/null
+	# The earlier job: no receiver any more, so its window is resent and resent.
+	ip netns exec "${ISW_TAG}h1" "$tools/ask-sender" --task 1 --incarnation 1 --receiver $RX_IP \
+		--channel 0 --window 64 --slots 16 --key-bytes 16 --words "${corpus[0]}" --rto-ms 5 \
+		>/dev/null 2>&1 &
+	ISW_STOP_PIDS+=($!)
+	sleep 1
+	wc e --swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$build/inswitch-ctl" \
+		--receiver-mac $RX_MAC --switch-port 4 --sender-ports 0,1,2,3
+	grep "registered on the switch" "$ISW_TMP/e.out" | sed 's/^/e: /'
+	stale=$(isw_ctl --json stats show | jq '[.drops[] | select(.reason == "ask-incarnation") | .count] | add // 0')
+	echo "e: the earlier job's packets dropped as ask-incarnation: $stale"
+	[ "$stale" -gt 0 ] || isw_fail "e: the earlier job's packets were not seen"
 fi
 echo "ask-hosts: all cases passed ($cases)"

@@ -84,15 +84,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * past the pool would have to pass the owner check first). */
 static void check_pool(void)
 {
-	const uint32_t *owner = atp_regs[ATP_REG_OWNER]->cells.u32;
+	const struct isw_pair *owner = atp_regs[ATP_REG_OWNER]->cells.pair; /* (holder, time) */
 	for (uint32_t i = 0; i < POOL; i++)
-		if (owner[i] != 0 && (owner[i] >> 16) != 1 && (owner[i] >> 16) != 2)
+		if (owner[i].lo != 0 && (owner[i].lo >> 16) != 1 && (owner[i].lo >> 16) != 2)
 			abort();
 	for (unsigned r = ATP_REG_OWNER; r < ATP_REG_VALUES; r++) {
 		const struct isw_reg *g = atp_regs[r];
 		const uint64_t *c = (const uint64_t *)g->cells.u32;
+		/* 64-bit words: one pair, or two 32-bit cells */
+		size_t per = r == ATP_REG_OWNER ? 1 : 2;
 		uint64_t any = 0;
-		for (size_t k = POOL / 2; k < g->size / 2; k++)
+		for (size_t k = POOL / per; k < g->size / per; k++)
 			any |= c[k];
 		if (any != 0)
 			abort();

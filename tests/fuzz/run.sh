@@ -27,7 +27,9 @@ bin=$out/fuzz_$name
 	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" $(pkg-config --libs libdpdk) -o "$bin")
 
 corpus=$out/corpus-$name
-opts=(-max_total_time="$secs" -print_final_stats=1)
+# A crash must fail the test: libFuzzer's own exit code for one is 77, which meson reads as
+# "skipped".
+opts=(-max_total_time="$secs" -print_final_stats=1 -error_exitcode=1 -timeout_exitcode=1)
 case $name in
 cmd)
 	printf 'l2 add 02:00:00:00:00:01 1' >"$corpus/seed1"

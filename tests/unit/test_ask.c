@@ -278,6 +278,44 @@ static void test_claim_combine_collision(void **state)
 }
 
 /*
+ * Job lifetime: a task registered again (del, add) as another incarnation counts no request of
+ * the earlier one still in flight: DATA, SWAP and FETCH of another incarnation are dropped
+ * (ask-incarnation) before they touch anything, and the right one is taken.
+ */
+static void test_incarnation(void **state)
+{
+	(void)state;
+	run("ask task del 1", 1);
+	run("ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 2 window 4 "
+	    "slots 4 key-bytes 8 op add aa-size 16 incarnation 7",
+	    1);
+	run("ask task show 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"task\":1,\"incarnation\":7,"));
+	struct pkt f = {.type = ASK_DATA, .task = 1, .seq = 0, .bitmap = 0x1};
+	f.key[0] = 100, f.val[0] = 5;
+	feed(&f, 0); /* incarnation 0 (count 0): the earlier job's */
+	assert_int_equal(drops(ISW_DROP_ASK_INCARNATION), 1);
+	assert_int_equal(w->tx[RX].n, 0);
+	uint32_t v;
+	assert_false(entry(1, 0, 0, 100, &v));
+	struct pkt s = {.type = ASK_SWAP, .task = 1, .seq = 1, .bitmap = ASK_SEL(0, 1)};
+	feed(&s, RX);
+	struct pkt q = {.type = ASK_FETCH, .task = 1, .seq = 2, .bitmap = 0, .count = 4};
+	feed(&q, RX);
+	assert_int_equal(drops(ISW_DROP_ASK_INCARNATION), 3);
+	assert_int_equal(cnt(1)->swaps + cnt(1)->fetches + cnt(1)->tuples, 0);
+	/* This incarnation's: taken. A FETCH keeps its record count in the low half. */
+	f.count = 7u << 16;
+	feed(&f, 0);
+	assert_true(entry(1, 0, 0, 100, &v) && v == 5);
+	q.count = 7u << 16 | 4;
+	feed(&q, RX);
+	assert_int_equal(cnt(1)->fetches, 1);
+	assert_int_equal(ask_be32(tx_hdr(RX, 1)->count), 1); /* the one record */
+	assert_int_equal(drops(ISW_DROP_ASK_INCARNATION), 3);
+}
+
+/*
  * ask_aggregate, the aggregator arrays' step alone (what bench/ask-micro --arrays-only times), on
  * each path this CPU has: claim, combine and collision in the copy each slot's bit of active
  * names, and nothing else of the pipeline (the payload and the counters stay as they were).
@@ -1275,6 +1313,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	        T(test_claim_combine_collision),
+	        T(test_incarnation),
 	        T(test_aggregate_alone),
 	        T(test_repeat_never_aggregates),
 	        T(test_ring_wrap_and_window),
