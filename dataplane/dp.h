@@ -58,6 +58,12 @@ struct isw_dp {
 		uint64_t polls, busy_polls, handoff_out, handoff_in, backpressure;
 	} worker_base[ISW_MAX_WORKERS];
 	uint64_t baseline_tsc;
+	/* How long start-up took (main.c): from the process's start to main, EAL set-up, the
+	 * ports, the pipelines and config file, and in all, up to answering on the control socket.
+	 */
+	struct {
+		double exec_s, eal_s, ports_s, config_s, total_s;
+	} startup;
 };
 
 extern struct isw_dp isw_dp;

@@ -58,9 +58,17 @@ static int cmd_version(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_str_kv(c->out, "dpdk", rte_version());
 	isw_json_u64(c->out, "workers", isw_dp.nb_workers);
 	isw_json_u64(c->out, "ports", isw_dp.nb_ports);
+	isw_json_dbl(c->out, "startup_s", isw_dp.startup.total_s);
+	isw_json_obj_open(c->out, "startup");
+	isw_json_dbl(c->out, "exec_s", isw_dp.startup.exec_s);
+	isw_json_dbl(c->out, "eal_s", isw_dp.startup.eal_s);
+	isw_json_dbl(c->out, "ports_s", isw_dp.startup.ports_s);
+	isw_json_dbl(c->out, "config_s", isw_dp.startup.config_s);
+	isw_json_obj_close(c->out);
 	return 0;
 }
-ISW_CMD_REGISTER(version, "version", "", "show the inswitch and DPDK versions", cmd_version)
+ISW_CMD_REGISTER(version, "version", "",
+                 "show the inswitch and DPDK versions, and how long start-up took", cmd_version)
 
 static int cmd_shutdown(struct isw_cmd_ctx *c, int argc, char **argv)
 {

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -286,6 +288,38 @@ static void print_final(bool as_json)
 	fflush(stdout);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Seconds from this process's start (exec, loading the libraries) to now, from /proc; 0 when
+ * it cannot tell. */
+static double since_exec(void)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "re");
+	struct timespec boot;
+	unsigned long long start = 0;
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* Field 22, starttime in clock ticks since boot, counted after the ')' closing comm. */
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p != NULL && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%llu", &start) != 1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return 0;
+	double s = (double)boot.tv_sec + (double)boot.tv_nsec / 1e9 -
+	           (double)start / (double)sysconf(_SC_CLK_TCK);
+	return s > 0 ? s : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {
@@ -295,8 +329,11 @@ int main(int argc, char **argv)
 	};
 	char err[ISW_CMD_ERR_MAX];
 	int rc;
+	double t_main = mono_s(), t_eal, t_ports;
 
+	isw_dp.startup.exec_s = since_exec();
 	int n = rte_eal_init(argc, argv);
+	t_eal = mono_s();
 	if (n < 0) {
 		fprintf(stderr, "inswitch: EAL initialisation failed: %s\n",
 		        rte_strerror(rte_errno));
@@ -325,6 +362,7 @@ int main(int argc, char **argv)
 	}
 	if (isw_port_conf_init() < 0 || isw_ports_init(&o.port) < 0)
 		goto out_ports;
+	t_ports = mono_s();
 	if (o.profile != NULL && isw_profile_set(o.profile) < 0) {
 		fprintf(stderr, "inswitch: unknown profile '%s' (tofino1, tofino2, unlimited)\n",
 		        o.profile);
@@ -353,8 +391,16 @@ int main(int argc, char **argv)
 	if (o.idle_ms)
 		isw_dp.idle_exit_tsc = rte_get_tsc_hz() / 1000 * o.idle_ms;
 	isw_stats_reset();
+	isw_dp.startup.eal_s = t_eal - t_main;
+	isw_dp.startup.ports_s = t_ports - t_eal;
+	isw_dp.startup.config_s = mono_s() - t_ports;
+	isw_dp.startup.total_s = isw_dp.startup.exec_s + mono_s() - t_main;
 	printf("inswitch %s: %u ports, %u workers, control socket %s\n", ISW_VERSION,
 	       isw_dp.nb_ports, isw_dp.nb_workers, o.ctl);
+	printf("inswitch: ready %.2f s after start (exec %.2f, EAL %.2f, ports %.2f, pipelines and "
+	       "config %.2f)\n",
+	       isw_dp.startup.total_s, isw_dp.startup.exec_s, isw_dp.startup.eal_s,
+	       isw_dp.startup.ports_s, isw_dp.startup.config_s);
 	fflush(stdout);
 
 	isw_dp.running = true;
