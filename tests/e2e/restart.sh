@@ -24,7 +24,7 @@ for r in 0 1 2 3; do
 done
 # Until the job runs (its packets flow), at most 30 s.
 for ((k = 0; k < 300; k++)); do
-	p=$(isw_ctl --json syncagtr session show 1 2>/dev/null | jq '.counters[0].pkts // 0' | head -n 1)
+	p=$(isw_ctl --json syncagtr session show 1 2>/dev/null | jq '.counters[0].pkts // 0' | head -n 1) || true
 	[ "${p:-0}" -gt 20000 ] && break
 	sleep 0.1
 done
