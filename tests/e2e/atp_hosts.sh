@@ -127,7 +127,7 @@ case_a() {
 }
 
 case_b() {
-	isw_faults on drop 1 dup 1
+	isw_faults on ${ATP_FAULTS:-drop 1 dup 1}
 	both b --count 8Mi --type int32 --check --timeout-ms 10
 	summary b
 	echo "b: faults on port 0: $(isw_ctl --json port show 0 |
