@@ -19,6 +19,7 @@
 
 #include "atp_engine.h"
 #include "atp_sock.h"
+#include "host_rtt.h"
 
 struct atp_ethread {
 	struct atp_engine *e;
@@ -26,6 +27,8 @@ struct atp_ethread {
 	int fd;
 	uint64_t first, n; /* this thread's share of the tensor */
 	struct atp_engine_stats st;
+	struct host_rtt rt;  /* round trips through the switch: seqs ACKed at their first send */
+	struct host_rtt rec; /* ... through the PS: resent seqs, from their first resend */
 	pthread_t tid;
 };
 
@@ -56,8 +59,8 @@ struct chunk {
 	uint32_t cc_hold; /* --cc: a marked ACK for a seq below this does not halve again */
 	uint8_t *acked;
 	uint64_t *sent_ns;
-	uint8_t *tries; /* resends so far: the timeout doubles with each, up to 32x */
-	uint64_t last_ack_ns;
+	uint8_t *tries;       /* resends so far: the timeout doubles with each, up to 32x */
+	uint64_t last_ack_ns; /* the last ACK that acknowledged something new */
 };
 
 static void set_error(struct atp_engine *e, const char *fmt, ...)
@@ -180,12 +183,43 @@ static void pump(struct atp_ethread *th, struct chunk *c)
 	}
 }
 
+/*
+ * The stall timeout: RFC 6298's srtt + 4 rttvar over the round trips of seqs ACKed at their first
+ * send (Karn's rule), never below --timeout-ms, and before the first round trip is known never
+ * below --first-timeout-ms (the other workers may not have started yet: until they have, nothing
+ * completes). Doubled per resend of the seq it applies to, up to 32x.
+ */
+static uint64_t stall_rto(const struct atp_ethread *th, const struct chunk *c, uint32_t seq)
+{
+	const struct atp_engine_cfg *o = &th->e->cfg;
+	uint64_t lo = (uint64_t)o->timeout_ms * 1000000ull;
+	uint64_t rto = host_rtt_rto(&th->rt);
+	unsigned first = o->first_timeout_ms ? o->first_timeout_ms : 250;
+
+	if (!th->rt.srtt && first > o->timeout_ms)
+		lo = (uint64_t)first * 1000000ull;
+	return (rto < lo ? lo : rto) << c->tries[seq];
+}
+
+/*
+ * The timeout of a seq already resent: it is on its way through the PS (its resend flushed it
+ * from the switch, or went to the PS unchanged), so another resend costs the switch nothing,
+ * only the PS a duplicate. srtt + 4 rttvar of the PS round trips seen (first resend to ACK),
+ * never below --timeout-ms, doubled per further resend.
+ */
+static uint64_t recovery_rto(const struct atp_ethread *th, const struct chunk *c, uint32_t seq)
+{
+	uint64_t lo = th->rec.srtt ? 1000000ull : (uint64_t)th->e->cfg.timeout_ms * 1000000ull;
+	uint64_t rto = host_rtt_rto(&th->rec);
+
+	return (rto < lo ? lo : rto) << (c->tries[seq] - 1);
+}
+
 static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, size_t len,
                    uint64_t now)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
 	struct atp_pkt h;
-	uint64_t gap_ns = (uint64_t)o->timeout_ms * 250000ull; /* a quarter of the timeout */
 	uint32_t gap_min =
 	        o->cli.window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
 
@@ -200,6 +234,8 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 		return;
 	}
 	take_result(th, c, &h, f + ATP_OFF_VALUES);
+	if (now > c->sent_ns[h.seq] && !(h.flag & ATP_F_COLLISION) && c->tries[h.seq] < 2)
+		host_rtt_sample(c->tries[h.seq] ? &th->rec : &th->rt, now - c->sent_ns[h.seq]);
 	c->acked[h.seq] = 1;
 	c->inflight--;
 	c->last_ack_ns = now;
@@ -231,12 +267,17 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 	th->st.cwnd_sum += c->cwnd;
 	while (c->cum < c->npk && c->acked[c->cum + 1])
 		c->cum++;
-	/* An ACK well past a gap: the gap's packets (or their ACKs) are probably lost, or held
-	 * as a partial in the switch (a worker's packet went as floats). Resend them, at most
-	 * once per quarter timeout each (backing off), so reordering does not cause a storm. */
+	/* An ACK well past a gap: every worker sends its seqs in order, on FIFO paths, so the
+	 * gap's packets (or their ACKs) are lost, or held as a partial in the switch (a worker's
+	 * packet went as floats); reordering moves a packet by a few places, not by a quarter
+	 * window. Resend each seq of the gap once: its recovery goes through the PS and takes
+	 * longer than a round trip through the switch, so further resends wait for its own
+	 * timeout (recovery_rto). */
 	for (uint32_t s = c->cum + 1; s + gap_min <= h.seq; s++)
-		if (!c->acked[s] && now - c->sent_ns[s] > gap_ns << c->tries[s])
+		if (!c->acked[s] && c->tries[s] == 0) {
 			send_seq(th, c, s, true);
+			th->st.gaps++;
+		}
 }
 
 static int run_chunk(struct atp_ethread *th, struct chunk *c)
@@ -244,7 +285,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	const struct atp_engine_cfg *o = &th->e->cfg;
 	uint8_t *bufs = malloc(64 * ATP_RX_STRIDE);
 	size_t lens[64];
-	uint64_t tmo = (uint64_t)o->timeout_ms * 1000000ull, t_check = 0, now;
+	uint64_t t_check = 0, now;
 	int rc = 0;
 
 	c->npk = (c->len + ATP_VALUES - 1) / ATP_VALUES;
@@ -272,12 +313,31 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 		now = now_ns();
 		for (int i = 0; i < r; i++)
 			on_ack(th, c, bufs + (size_t)i * ATP_RX_STRIDE, lens[i], now);
-		if (now - t_check > tmo / 4) {
+		if (now - t_check > 500000) { /* the timeouts, every 0.5 ms */
+			uint32_t s = c->cum + 1;
+			uint64_t since = c->last_ack_ns;
+
 			t_check = now;
-			/* Timeout: resend every unACKed packet last sent more than a timeout ago.
-			 */
-			for (uint32_t s = c->cum + 1; s < c->next; s++) {
-				if (!c->acked[s] && now - c->sent_ns[s] >= tmo << c->tries[s]) {
+			/* A stall: no ACK acknowledged anything for a timeout, and the oldest seq
+			 * was sent that long ago. Resend only the oldest, as TCP does. A seq with
+			 * no ACK while others are ACKed is the gap rule's (on_ack); nothing ACKed
+			 * at all is, far more often than a loss of a whole window, a worker
+			 * whose window waits on its own recovery (a lost ACK, resent through the
+			 * PS), and every seq resent meanwhile would be flushed to the PS for
+			 * nothing: timing out the whole window made each loss cost a window. */
+			if (s < c->next && !c->acked[s] && c->tries[s] == 0) {
+				if (c->sent_ns[s] > since)
+					since = c->sent_ns[s];
+				if (since + stall_rto(th, c, s) <= now) {
+					send_seq(th, c, s, true);
+					th->st.timeouts++;
+					th->st.stalls++;
+				}
+			}
+			/* Seqs already resent: their own timeout. */
+			for (s = c->cum + 1; s < c->next; s++) {
+				if (!c->acked[s] && c->tries[s] &&
+				    c->sent_ns[s] + recovery_rto(th, c, s) <= now) {
 					send_seq(th, c, s, true);
 					th->st.timeouts++;
 				}
@@ -297,6 +357,8 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 		pump(th, c);
 	}
 out:
+	th->st.srtt_ns = th->rt.srtt;
+	th->st.rec_srtt_ns = th->rec.srtt;
 	free(bufs);
 	free(c->acked);
 	free(c->sent_ns);
@@ -404,6 +466,12 @@ static void stats_add(struct atp_engine_stats *sum, const struct atp_engine_stat
 	sum->sent += s->sent;
 	sum->resends += s->resends;
 	sum->timeouts += s->timeouts;
+	sum->gaps += s->gaps;
+	sum->stalls += s->stalls;
+	if (s->srtt_ns > sum->srtt_ns)
+		sum->srtt_ns = s->srtt_ns;
+	if (s->rec_srtt_ns > sum->rec_srtt_ns)
+		sum->rec_srtt_ns = s->rec_srtt_ns;
 	sum->acks += s->acks;
 	sum->dup_acks += s->dup_acks;
 	sum->stale += s->stale;

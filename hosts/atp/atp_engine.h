@@ -16,16 +16,21 @@
 #include "atp_host.h"
 
 struct atp_engine_cfg {
-	struct atp_cli cli; /* app, workers, nps, threads, window, pool, scale, dev */
-	unsigned id;        /* this worker: bit id of the bitmap, 0..workers-1 */
-	unsigned timeout_ms, give_up_s;
+	struct atp_cli cli;        /* app, workers, nps, threads, window, pool, scale, dev */
+	unsigned id;               /* this worker: bit id of the bitmap, 0..workers-1 */
+	unsigned timeout_ms;       /* least stall timeout */
+	unsigned first_timeout_ms; /* ... until the first round trip is measured (0: 250) */
+	unsigned give_up_s;
 	int cc; /* AIMD on ECN */
 };
 
 struct atp_engine_stats {
 	uint64_t packets; /* the tensor's packets (each sent once at least) */
 	uint64_t sent, resends, timeouts, acks, dup_acks, stale, coll_acks, repoints, ecn_acks;
-	uint64_t ovf_pkts, ovf_acks; /* float32 packets sent as floats, results that came so */
+	uint64_t gaps;   /* resends: a gap (ACKs well past the seq) */
+	uint64_t stalls; /* resends on timeout (counted in timeouts too): nothing ACKed for long */
+	uint64_t srtt_ns, rec_srtt_ns; /* round trips through the switch, the PS (largest thread) */
+	uint64_t ovf_pkts, ovf_acks;   /* float32 packets sent as floats, results that came so */
 	unsigned min_cwnd;
 	uint64_t cwnd_sum; /* window after each ACK, summed: mean = cwnd_sum / acks */
 	double seconds;

@@ -23,7 +23,7 @@
 
 struct opts {
 	struct atp_cli cli; /* what the worker shares with the other workers and the PS */
-	unsigned id, timeout_ms, give_up_s;
+	unsigned id, timeout_ms, first_timeout_ms, give_up_s;
 	uint64_t count, seed, job;
 	int is_float, check, cc, reset;
 	const char *ctl;
@@ -63,7 +63,10 @@ static const char usage_text[] =
         "                           or a restarted PS\n"
         "      --check              verify against every worker's tensor: int32 exact,\n"
         "                           float32 within N/scale + (N+2) 2^-23 sum|x|\n"
-        "      --timeout-ms MS      resend timeout (default 20)\n"
+        "      --timeout-ms MS      least resend timeout (default 20); the timeout follows\n"
+        "                           the round trips seen (srtt + 4 rttvar)\n"
+        "      --first-timeout-ms MS  least timeout until the first round trip is seen:\n"
+        "                           the other workers may not have started (default 250)\n"
         "      --give-up-s S        fail after S seconds without an ACK (default 20)\n"
         "      --ctl SOCKET --reset  worker 0 first frees every aggregator the app holds on\n"
         "                           the switch (atp app reset): what an earlier job of the app\n"
@@ -75,27 +78,33 @@ static const char usage_text[] =
         "  -q, --quiet              no progress lines\n"
         "  -h, --help               this text\n";
 
-enum { O_TYPE = 256, O_SEED, O_JOB, O_CHECK, O_TMO, O_GIVEUP, O_CC, O_CTL, O_RESET };
+enum { O_TYPE = 256, O_SEED, O_JOB, O_CHECK, O_TMO, O_FIRST_TMO, O_GIVEUP, O_CC, O_CTL, O_RESET };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {ATP_CLI_LONGOPTS,
-	                                   {"id", required_argument, NULL, 'i'},
-	                                   {"count", required_argument, NULL, 'c'},
-	                                   {"type", required_argument, NULL, O_TYPE},
-	                                   {"seed", required_argument, NULL, O_SEED},
-	                                   {"job", required_argument, NULL, O_JOB},
-	                                   {"check", no_argument, NULL, O_CHECK},
-	                                   {"timeout-ms", required_argument, NULL, O_TMO},
-	                                   {"give-up-s", required_argument, NULL, O_GIVEUP},
-	                                   {"cc", no_argument, NULL, O_CC},
-	                                   {"ctl", required_argument, NULL, O_CTL},
-	                                   {"reset", no_argument, NULL, O_RESET},
-	                                   {"help", no_argument, NULL, 'h'},
-	                                   {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {
+	        ATP_CLI_LONGOPTS,
+	        {"id", required_argument, NULL, 'i'},
+	        {"count", required_argument, NULL, 'c'},
+	        {"type", required_argument, NULL, O_TYPE},
+	        {"seed", required_argument, NULL, O_SEED},
+	        {"job", required_argument, NULL, O_JOB},
+	        {"check", no_argument, NULL, O_CHECK},
+	        {"timeout-ms", required_argument, NULL, O_TMO},
+	        {"first-timeout-ms", required_argument, NULL, O_FIRST_TMO},
+	        {"give-up-s", required_argument, NULL, O_GIVEUP},
+	        {"cc", no_argument, NULL, O_CC},
+	        {"ctl", required_argument, NULL, O_CTL},
+	        {"reset", no_argument, NULL, O_RESET},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0}};
 	int c, have_id = 0;
 
-	*o = (struct opts){.timeout_ms = 20, .give_up_s = 20, .count = 1u << 20, .seed = 1};
+	*o = (struct opts){.timeout_ms = 20,
+	                   .first_timeout_ms = 250,
+	                   .give_up_s = 20,
+	                   .count = 1u << 20,
+	                   .seed = 1};
 	atp_cli_defaults(&o->cli);
 	while ((c = getopt_long(argc, argv, ATP_CLI_SHORTOPTS "i:c:h", lo, NULL)) != -1) {
 		int bad = 0;
@@ -123,6 +132,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_TMO:
 			bad = host_parse_uint(optarg, 1, 60000, &o->timeout_ms);
+			break;
+		case O_FIRST_TMO:
+			bad = host_parse_uint(optarg, 1, 60000, &o->first_timeout_ms);
 			break;
 		case O_GIVEUP:
 			bad = host_parse_uint(optarg, 1, 3600, &o->give_up_s);
@@ -274,6 +286,7 @@ int main(int argc, char **argv)
 	ec = (struct atp_engine_cfg){.cli = o.cli,
 	                             .id = o.id,
 	                             .timeout_ms = o.timeout_ms,
+	                             .first_timeout_ms = o.first_timeout_ms,
 	                             .give_up_s = o.give_up_s,
 	                             .cc = o.cc};
 	e = atp_engine_create(&ec, err, sizeof(err));
@@ -312,17 +325,20 @@ int main(int argc, char **argv)
 		       "\"type\":\"%s\",\"elems\":%" PRIu64
 		       ",\"seconds\":%.3f,\"goodput_gbps\":%.3f,"
 		       "\"packets\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"resends\":%" PRIu64
-		       ",\"timeouts\":%" PRIu64 ",\"acks\":%" PRIu64 ",\"dup_acks\":%" PRIu64
-		       ",\"stale_acks\":%" PRIu64 ",\"collision_acks\":%" PRIu64
-		       ",\"repoints\":%" PRIu64 ",\"ecn_acks\":%" PRIu64
-		       ",\"overflow_packets\":%" PRIu64 ",\"float_results\":%" PRIu64
+		       ",\"timeouts\":%" PRIu64 ",\"gap_resends\":%" PRIu64
+		       ",\"stall_resends\":%" PRIu64 ",\"srtt_ms\":%.3f,\"ps_srtt_ms\":%.3f"
+		       ",\"acks\":%" PRIu64 ",\"dup_acks\":%" PRIu64 ",\"stale_acks\":%" PRIu64
+		       ",\"collision_acks\":%" PRIu64 ",\"repoints\":%" PRIu64
+		       ",\"ecn_acks\":%" PRIu64 ",\"overflow_packets\":%" PRIu64
+		       ",\"float_results\":%" PRIu64
 		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s,\"bad\":"
 		       "%" PRIu64 ",\"max_err\":%g}\n",
 		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window,
 		       o.is_float ? "float32" : "int32", o.count, secs, gbps, sum.packets, sum.sent,
-		       sum.resends, sum.timeouts, sum.acks, sum.dup_acks, sum.stale, sum.coll_acks,
-		       sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks, sum.min_cwnd,
-		       sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
+		       sum.resends, sum.timeouts, sum.gaps, sum.stalls, (double)sum.srtt_ns / 1e6,
+		       (double)sum.rec_srtt_ns / 1e6, sum.acks, sum.dup_acks, sum.stale,
+		       sum.coll_acks, sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks,
+		       sum.min_cwnd, sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
 		       rc ? "false" : "true", o.check && !rc ? "true" : "false", bad, max_err);
 	else
 		printf("atp-worker %u: %" PRIu64 " %s in %.3f s: goodput %.3f Gbit/s; %" PRIu64

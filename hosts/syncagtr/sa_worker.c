@@ -27,6 +27,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "host_rtt.h"
 #include "sa_worker.h"
 
 #define BATCH   64u   /* datagrams per sendmmsg / recvmmsg */
@@ -57,9 +58,9 @@ struct sa_thread {
 	uint8_t *out;
 	size_t off, len;
 	uint64_t blocks, total, done, next_deadline, last_progress;
-	uint64_t srtt, rttvar; /* ns, smoothed round trip and its variation; srtt 0 = none yet */
-	int barrier;           /* this job is sa_worker_barrier's */
-	uint64_t end;          /* ns, when the thread finished the job */
+	struct host_rtt rtt; /* the round trips of packets answered at their first send */
+	int barrier;         /* this job is sa_worker_barrier's */
+	uint64_t end;        /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
 	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_worker_checksums) */
 	struct sa_win *win;
@@ -372,23 +373,9 @@ static uint64_t thread_rto(const struct sa_thread *t, uint64_t k)
 	 * resend before the others are there is only a drop at the switch. */
 	if ((t->barrier || k < c->window) && lo < (uint64_t)c->first_timeout_ms * 1000000ull)
 		lo = (uint64_t)c->first_timeout_ms * 1000000ull;
-	rto = t->srtt ? t->srtt + 4 * t->rttvar : lo;
+	rto = t->rtt.srtt ? host_rtt_rto(&t->rtt) : lo;
 
 	return rto < lo ? lo : rto > hi ? hi : rto;
-}
-
-static void rtt_sample(struct sa_thread *t, uint64_t rtt)
-{
-	uint64_t d;
-
-	if (!t->srtt) {
-		t->srtt = rtt;
-		t->rttvar = rtt / 2;
-		return;
-	}
-	d = rtt > t->srtt ? rtt - t->srtt : t->srtt - rtt;
-	t->rttvar = (3 * t->rttvar + d) / 4;
-	t->srtt = (7 * t->srtt + rtt) / 8;
 }
 
 static void set_deadline(struct sa_thread *t, struct sa_win *e, uint64_t when)
@@ -484,7 +471,7 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	}
 	/* First-window packets wait for the other workers to start the job: no sample. */
 	if (!e->resent && k >= c->window)
-		rtt_sample(t, now - e->last_tx);
+		host_rtt_sample(&t->rtt, now - e->last_tx);
 	if (t->w->checksums) {
 		checksum_add(t->ck_got, p.values, t->tid, k, c->elems);
 		/* The exponents set float32 scales: every worker must have got the same ones. */
@@ -781,7 +768,7 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 		pthread_join(w->th[i].th, NULL);
 		if (w->th[i].err < 0 && (rc == 0 || rc == -ECANCELED))
 			rc = w->th[i].err;
-		w->th[i].st.srtt_ms = (double)w->th[i].srtt / 1e6;
+		w->th[i].st.srtt_ms = (double)w->th[i].rtt.srtt / 1e6;
 		sa_stats_add(&sum, &w->th[i].st);
 		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
 	}
