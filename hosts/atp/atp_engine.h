@@ -57,4 +57,16 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
                          atp_progress_fn progress, void *arg);
 const char *atp_engine_error(const struct atp_engine *e);
 
+/*
+ * A job's start on the switch, through its control socket at path, before any frame of the job
+ * (docs/atp.md, Job lifetime). Worker 0 (id 0) frees every aggregator the app holds and names
+ * the job ('atp app reset APP job J'; *freed says how many); every other worker waits, polling
+ * 'atp app show APP' every 20 ms for up to wait_s, until the switch names job J: then worker 0
+ * has reset, and no worker of the job sends before the reset. Each run of an app needs its own
+ * job number (as the PS's memory does): a worker that finds J named by an earlier run does not
+ * wait. 0, or -errno with err set (-ETIMEDOUT: worker 0 never started the job).
+ */
+int atp_job_start(const char *path, unsigned app, unsigned id, uint32_t job, unsigned wait_s,
+                  uint32_t *freed, char *err, size_t errlen);
+
 #endif

@@ -68,10 +68,13 @@ static const char usage_text[] =
         "      --first-timeout-ms MS  least timeout until the first round trip is seen:\n"
         "                           the other workers may not have started (default 250)\n"
         "      --give-up-s S        fail after S seconds without an ACK (default 20)\n"
-        "      --ctl SOCKET --reset  worker 0 first frees every aggregator the app holds on\n"
-        "                           the switch (atp app reset): what an earlier job of the app\n"
-        "                           left cannot combine with this one. Start the other\n"
-        "                           workers once it has (docs/atp.md, Job lifetime)\n"
+        "      --ctl SOCKET         the job's start on the switch (docs/atp.md, Job\n"
+        "                           lifetime): worker 0 frees every aggregator the app holds\n"
+        "                           and names the job (atp app reset APP job J, J = --job);\n"
+        "                           the others wait until the switch names job J. Nothing an\n"
+        "                           earlier job left can then combine with this one. Each run\n"
+        "                           needs its own --job; --give-up-s bounds the wait\n"
+        "      --reset              implied by --ctl (kept for scripts)\n"
         "      --cc                 AIMD on ECN: halve the window on a marked ACK (at most\n"
         "                           once per window of packets), else +1\n"
         "  -j, --json               one JSON object with the figures at the end\n"
@@ -168,8 +171,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "atp-worker: --id, --workers, --app and --dev are required\n");
 		return -EINVAL;
 	}
-	if (o->reset && (!o->ctl || o->id != 0)) {
-		fprintf(stderr, "atp-worker: --reset is for worker 0 (--id 0), with --ctl\n");
+	if (o->reset && !o->ctl) {
+		fprintf(stderr, "atp-worker: --reset needs --ctl (which implies it)\n");
 		return -EINVAL;
 	}
 	if (o->id >= o->cli.workers) {
@@ -224,27 +227,23 @@ static uint64_t verify(const struct worker *w, double *max_err)
 	return bad;
 }
 
-/* --reset: atp app reset on the switch, before this worker's first frame. */
-static int app_reset(const struct opts *o)
+/* --ctl: the job's start on the switch, right before this worker's first frame. */
+static int job_start(const struct opts *o)
 {
-	char cmd[64], reply[1024], msg[512];
-	int rc;
+	char err[512];
+	uint32_t freed;
+	int rc = atp_job_start(o->ctl, o->cli.app, o->id, (uint32_t)o->job, o->give_up_s, &freed,
+	                       err, sizeof(err));
 
-	snprintf(cmd, sizeof(cmd), "atp app reset %u", o->cli.app);
-	rc = host_ctl_command(o->ctl, cmd, reply, sizeof(reply));
-	if (rc < 0) {
-		fprintf(stderr, "atp-worker: control socket %s: %s\n", o->ctl, strerror(-rc));
-		return rc;
-	}
-	if (!host_ctl_ok(reply)) {
-		host_ctl_error(reply, msg, sizeof(msg));
-		fprintf(stderr, "atp-worker: '%s' refused: %s\n", cmd, msg);
-		return -EIO;
-	}
-	const char *n = strstr(reply, "\"aggregators_freed\":");
-	fprintf(stderr, "atp-worker %u: %s: %lu aggregators freed\n", o->id, cmd,
-	        n ? strtoul(n + 20, NULL, 10) : 0ul);
-	return 0;
+	if (rc < 0)
+		fprintf(stderr, "atp-worker %u: %s\n", o->id, err);
+	else if (o->id == 0)
+		fprintf(stderr, "atp-worker 0: job %" PRIu64 " started: %u aggregators freed\n",
+		        o->job, freed);
+	else
+		fprintf(stderr, "atp-worker %u: job %" PRIu64 " started by worker 0\n", o->id,
+		        o->job);
+	return rc;
 }
 
 static void progress(void *arg, uint64_t acked, uint64_t total)
@@ -294,15 +293,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "atp-worker: %s\n", err);
 		return 1;
 	}
-	if (o.reset && app_reset(&o) < 0) {
-		atp_engine_destroy(e);
-		return 1;
-	}
 	for (uint64_t i = 0; i < o.count; i++) {
 		if (o.is_float)
 			w.fin[i] = atp_gen_float(o.seed, o.id, i);
 		else
 			w.iin[i] = atp_gen_int(o.seed, o.id, i);
+	}
+	if (o.ctl && job_start(&o) < 0) {
+		atp_engine_destroy(e);
+		return 1;
 	}
 	rc = atp_engine_allreduce(e, o.is_float ? (void *)w.fin : (void *)w.iin,
 	                          o.is_float ? (void *)w.fout : (void *)w.iout, o.count, o.is_float,

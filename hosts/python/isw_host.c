@@ -280,30 +280,6 @@ struct isw_atp {
 	struct isw_stats st;
 };
 
-/* reset: 'atp app reset APP' on the switch, before any frame of this worker. */
-static int atp_reset(const struct isw_atp_params *p, char *err, size_t errlen)
-{
-	char cmd[64], reply[1024], msg[512];
-	int rc;
-
-	if (!p->ctl) {
-		snprintf(err, errlen, "reset needs the switch's control socket (ctl)");
-		return -EINVAL;
-	}
-	snprintf(cmd, sizeof(cmd), "atp app reset %u", p->app);
-	rc = host_ctl_command(p->ctl, cmd, reply, sizeof(reply));
-	if (rc < 0) {
-		snprintf(err, errlen, "control socket %s: %s", p->ctl, strerror(-rc));
-		return rc;
-	}
-	if (!host_ctl_ok(reply)) {
-		host_ctl_error(reply, msg, sizeof(msg));
-		snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
-		return -EIO;
-	}
-	return 0;
-}
-
 struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen)
 {
 	struct atp_engine_cfg c = {0};
@@ -344,7 +320,13 @@ struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t e
 		return NULL;
 	}
 	if (p->reset) {
-		int rc = atp_reset(p, err, errlen);
+		uint32_t freed;
+		int rc = p->ctl ? atp_job_start(p->ctl, p->app, p->id, p->job, c.give_up_s, &freed,
+		                                err, errlen)
+		                : -EINVAL;
+
+		if (!p->ctl)
+			snprintf(err, errlen, "reset needs the switch's control socket (ctl)");
 		if (rc < 0) {
 			isw_atp_close(h);
 			errno = -rc;

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 /* Bumped on every change of the structures below (the Python side checks it). */
-#define ISW_HOST_API_VERSION 4
+#define ISW_HOST_API_VERSION 5
 
 unsigned isw_host_api_version(void);
 
@@ -91,7 +91,9 @@ struct isw_atp_params {
 	uint32_t give_up_s;  /* (20) */
 	uint32_t cc;         /* AIMD on ECN */
 	uint32_t job;        /* the first call's job number; each call takes the next (0) */
-	uint32_t reset;      /* with ctl: free the app's aggregators first (atp app reset) */
+	uint32_t reset;      /* with ctl: the job's start on the switch before the first frame:
+	                      * worker 0 frees the app's aggregators and names job (atp app
+	                      * reset APP job J), the others wait for the name (atp_job_start) */
 	double scale;        /* float32 -> int32 scale; the PS needs the same (2^20) */
 	const char *dev;     /* the interface towards the switch */
 	const char *ctl;     /* inswitch's control socket, for reset; NULL: none */

@@ -162,6 +162,13 @@ static int need_enabled(struct isw_cmd_ctx *c)
 	return isw_cmd_err(c, ENOENT, "atp is not enabled (pipeline enable atp)");
 }
 
+/* Per app slot, control plane only: the job its last 'atp app reset ... job J' named. */
+static struct atp_job {
+	bool set;
+	uint32_t job;
+	uint32_t at_ms; /* isw_clock_ms() of that reset */
+} jobs[ATP_APPS_MAX + 1];
+
 static int arg_app(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
 {
 	if (isw_arg_u32(c, s, "app", 1, UINT16_MAX, id) < 0)
@@ -211,6 +218,7 @@ static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, -rc, "could not create multicast group %u", a.group);
 	for (unsigned w = 0; w < ISW_MAX_WORKERS; w++)
 		memset(&atp_counters[w][slot], 0, sizeof(atp_counters[w][slot]));
+	jobs[slot] = (struct atp_job){0};
 	master->apps[slot] = a;
 	master->index[id] = (uint8_t)slot;
 	if (publish() < 0) {
@@ -294,24 +302,35 @@ ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
 /*
  * A job's start: frees every aggregator the app holds (workers paused), so nothing an earlier
  * job left can combine with the new one. Safe while the app's workers run: an aggregation it
- * cuts short is resent by its workers and completed by the PS.
+ * cuts short is resent by its workers and completed by the PS. With job J it also names the
+ * job that starts (shown by 'atp app show'): the job's other workers wait for that name before
+ * they send, so none of them sends before the reset (docs/atp.md, Job lifetime).
  */
 static int cmd_app_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 {
-	uint32_t id;
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
-	    arg_app(c, argv[0], true, &id) < 0)
+	uint32_t id, job = 0;
+	struct isw_kv kv[] = {{"job", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 3) < 0 ||
+	    arg_app(c, argv[0], true, &id) < 0 ||
+	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0 ||
+	    (kv[0].val && isw_arg_u32(c, kv[0].val, "job", 0, UINT32_MAX, &job) < 0))
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
 	uint32_t freed = app_release(id);
 	isw_dp_resume();
+	if (kv[0].val)
+		jobs[master->index[id]] =
+		        (struct atp_job){.set = true, .job = job, .at_ms = isw_clock_ms()};
 	isw_json_u64(c->out, "app", id);
 	isw_json_u64(c->out, "aggregators_freed", freed);
+	if (kv[0].val)
+		isw_json_u64(c->out, "job", job);
 	return 0;
 }
-ISW_CMD_REGISTER(atp_app_reset, "atp app reset", "APP",
-                 "free the aggregators the app holds (a new job's start)", cmd_app_reset)
+ISW_CMD_REGISTER(atp_app_reset, "atp app reset", "APP [job J]",
+                 "free the aggregators the app holds (a new job's start); job J names the job",
+                 cmd_app_reset)
 
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
@@ -359,6 +378,14 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 				isw_json_u64(c->out, key, (uint64_t)a->ps[k]);
 		}
 		isw_json_u64(c->out, "group", a->group);
+		if (jobs[i].set) {
+			isw_json_u64(c->out, "job", jobs[i].job);
+			isw_json_u64(c->out, "job_started_ms_ago",
+			             (uint32_t)(isw_clock_ms() - jobs[i].at_ms));
+		} else {
+			isw_json_str_kv(c->out, "job", "-");
+			isw_json_str_kv(c->out, "job_started_ms_ago", "-");
+		}
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);

@@ -15,9 +15,12 @@
 #       port, ECN ACKs, minimum and mean window below --window at every worker, exact results)
 #   (d) job lifetimes: a job that never completes (it declares 32 workers, one sends, and it is
 #       SIGKILLed) leaves app 1's aggregators held; the next job of app 1, with the same seqs,
-#       must be exact: (d1) at once, worker 0 freeing the app's aggregators first (--ctl --reset)
-#       and the others starting after it; (d2) with no reset, started after the aggregator lease
-#       (1 s): the lapsed claims are taken over. The held aggregators and their age show first.
+#       must be exact: (d1) at once, every worker with --ctl (the job's start on the switch:
+#       worker 0 frees the app's aggregators and names the job, the others wait for the name),
+#       workers 1..3 started first and worker 0 0.5 s later, the switch seeing no frame of the
+#       app before worker 0's; (d2) without the control socket, started after the aggregator
+#       lease (1 s): the lapsed claims are taken over. The held aggregators and their age show
+#       first.
 #   atp_hosts.sh BUILD_DIR        (ATP_CASES="a" runs only those cases; ATP_COUNT=1Mi for (a);
 #                                  ATP_SWITCH_ARGS adds daemon options, e.g. "--mbufs 32767")
 set -euo pipefail
@@ -44,23 +47,30 @@ run_app() {
 		>"$ISW_TMP/$name.ps.json" 2>"$ISW_TMP/$name.ps.err" &
 	pspid=$!
 	sleep 0.3
+	# CTL=1: every worker with the control socket (the job's start: worker 0 resets the app and
+	# names the job, the others wait for the name). W0_LAST=S: worker 0 starts S s after the
+	# others, and the switch must see no frame of the app meanwhile.
+	local ctl=() pkts0
+	[ "${CTL:-0}" = 1 ] && ctl=(--ctl "$ISW_CTL_SOCK")
+	pkts0=$(isw_ctl --json atp app show "$app" | jq '.counters[0].pkts')
 	for r in "${!hosts[@]}"; do
-		local first=()
-		# FIRST_RESET=1: worker 0 frees the app's aggregators, the others start after it.
-		[ "$r" = 0 ] && [ "${FIRST_RESET:-0}" = 1 ] && first=(--ctl "$ISW_CTL_SOCK" --reset)
+		[ "$r" = 0 ] && [ -n "${W0_LAST:-}" ] && continue
 		isw_ns "${hosts[$r]}" "$worker" --id "$r" --workers 4 --app "$app" --dev eth0 \
-			$COMMON --json --quiet "${first[@]}" "$@" >"$ISW_TMP/$name.$r.json" \
+			$COMMON --json --quiet "${ctl[@]}" "$@" >"$ISW_TMP/$name.$r.json" \
 			2>"$ISW_TMP/$name.$r.err" &
 		pids+=($!)
-		if [ ${#first[@]} -gt 0 ]; then
-			for ((k = 0; k < 100; k++)); do
-				grep -qs "aggregators freed" "$ISW_TMP/$name.$r.err" && break
-				kill -0 "${pids[$r]}" 2>/dev/null || break
-				sleep 0.05
-			done
-			grep -s "aggregators freed" "$ISW_TMP/$name.$r.err" | sed "s/^/$name: /"
-		fi
 	done
+	if [ -n "${W0_LAST:-}" ]; then
+		sleep "$W0_LAST"
+		[ "$(isw_ctl --json atp app show "$app" | jq '.counters[0].pkts')" = "$pkts0" ] || {
+			echo "$name: workers 1..3 sent before worker 0 started the job" >&2
+			rc=1
+		}
+		isw_ns "${hosts[0]}" "$worker" --id 0 --workers 4 --app "$app" --dev eth0 \
+			$COMMON --json --quiet "${ctl[@]}" "$@" >"$ISW_TMP/$name.0.json" \
+			2>"$ISW_TMP/$name.0.err" &
+		pids=($! "${pids[@]}")
+	fi
 	for r in "${!pids[@]}"; do
 		if ! wait "${pids[$r]}"; then
 			echo "$name: worker $r failed:" >&2
@@ -187,8 +197,9 @@ leftover() {
 
 case_d() {
 	leftover d1
-	FIRST_RESET=1 run_app d1 1 "1 2 3 4" 5 --job 9 --count 2Mi --type int32 --check ||
-		isw_fail "d1: the job after a dead one, worker 0 resetting the app first"
+	CTL=1 W0_LAST=0.5 run_app d1 1 "1 2 3 4" 5 --job 9 --count 2Mi --type int32 --check ||
+		isw_fail "d1: the job after a dead one, started on the switch (--ctl), worker 0 last"
+	grep -h "job 9 started" "$ISW_TMP"/d1.[0-3].err | sed "s/^/d1: /"
 	echo "d1: exact; switch: $(isw_ctl --json atp app show 1 | jq -c '.counters[0] | {collisions, lapsed, resends}')"
 	leftover d2
 	sleep 1.2

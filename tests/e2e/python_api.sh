@@ -105,4 +105,7 @@ for r in 0 1; do
 	echo "ATP worker $r: $(jq -c '{int32, float32_max_err, stats: (.stats | {jobs, packets, retransmits})}' "$ISW_TMP/a$r.json")"
 	echo "ATP worker $r: no PS: $(jq -r .no_ps "$ISW_TMP/a$r.json")"
 done
+# Opening with ctl started the job on the switch: worker 0 named it.
+[ "$(isw_ctl --json atp app show 1 | jq '.apps[0].job')" = 7 ] ||
+	isw_fail "the switch does not name job 7: $(isw_ctl atp app show 1)"
 echo "PASS"

@@ -30,9 +30,9 @@ SCALE = 2.0 ** 20
 seen = {"id": wid}
 
 
-# Worker 0 starts the job: it frees what the app holds in the switch first.
-comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3,
-                    ctl=ctl if wid == 0 else None, reset=wid == 0)
+# The job's start on the switch (the default with ctl): worker 0 frees what the app holds and
+# names job 7, the other waits for the name.
+comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3, ctl=ctl, job=7)
 expect(ValueError, lambda: inswitch.ATP(wid, workers, 1, "eth0", reset=True), "needs the")
 
 # 1. int32, twice.

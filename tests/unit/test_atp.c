@@ -524,6 +524,20 @@ static void test_lease_lapsed_job(void **state)
 	run("atp pool show", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"held\":0,"));
 	run("atp app reset 5", 0);
+
+	/* ... and names the job, which the job's other workers wait for. */
+	run("atp app show 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"job\":\"-\","));
+	run("atp app reset 1 job 4294967295", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"job\":4294967295}"));
+	run("atp app show 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"job\":4294967295,\"job_started_ms_ago\":"));
+	run("atp app reset 1 job 4294967296", 0);
+	run("atp app reset 1 job 3 job 4", 0);
+	run("atp app reset 1 jobs 3", 0);
+	run("atp app reset 1 job", 0);
+	run("atp app show 1", 1); /* the refused ones changed nothing */
+	assert_non_null(strstr(isw_json_str(&out), "\"job\":4294967295,"));
 }
 
 static void test_commands_refuse_cleanly(void **state)

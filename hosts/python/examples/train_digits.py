@@ -75,16 +75,12 @@ def comm_hook(a, model):
     if a.backend == "atp":
         # A job's start: tensor keys of their own (a job number rank 0 draws), so a PS that
         # lived through an earlier run cannot answer from memory; and with the control socket,
-        # rank 0 frees what an earlier job of the app left in the switch before anyone sends.
+        # rank 0 frees what an earlier job of the app left in the switch and names the job,
+        # the others wait for the name before they send.
         job = torch.randint(1, 1 << 30, (1,)) if a.rank == 0 else torch.zeros(1, dtype=torch.int64)
         dist.broadcast(job, 0)
-        opts = dict(threads=1, window=a.window, scale=a.scale, job=int(job.item()))
-        if a.rank == 0:
-            comm = inswitch.ATP(a.rank, a.workers, a.app, a.dev, ctl=a.ctl, reset=bool(a.ctl),
-                                **opts)
-        dist.barrier()
-        if a.rank != 0:
-            comm = inswitch.ATP(a.rank, a.workers, a.app, a.dev, **opts)
+        comm = inswitch.ATP(a.rank, a.workers, a.app, a.dev, ctl=a.ctl, threads=1,
+                            window=a.window, scale=a.scale, job=int(job.item()))
     else:
         comm = inswitch.SyncAgtr(a.rank, a.workers, a.switch_ip, ctl=a.ctl, session=a.session,
                                  threads=1, window=a.window, guard_ms=a.guard_ms)

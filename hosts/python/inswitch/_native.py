@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 4  # ISW_HOST_API_VERSION
+API_VERSION = 5  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 

@@ -179,14 +179,16 @@ class ATP(_Comm):
     floats, summed by the PS). job: the first call's job number; tensor keys are job << 32 | ...,
     each call takes the next job, and a PS answers a key it has seen from memory, so a
     communicator opened again against a running PS must start past the last one's jobs.
-    ctl, reset: with the switch's control socket, reset=True frees every aggregator the app
-    holds before this worker's first frame (atp app reset): a job's start on worker 0, the
-    others opened after it (docs/atp.md, Job lifetime).
+    ctl, reset: with the switch's control socket (ctl), opening starts the job on the switch
+    (reset, by default True with ctl): worker 0 frees every aggregator the app holds and names
+    the job (atp app reset APP job J, J = job), the others wait, up to give_up_s, until the
+    switch names it. Nothing an earlier run of the app left, crashed or not, can then combine
+    with this one; each run needs its own job number (docs/atp.md, Job lifetime).
     """
 
     def __init__(self, id, workers, app, dev, *, nps=1, threads=1, window=100, pool=20000,
                  scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=0, ctl=None,
-                 reset=False):
+                 reset=None):
         p = _native.AtpParams()
         p.size = ctypes.sizeof(p)
         p.id, p.workers, p.app, p.nps = id, workers, app, nps
@@ -195,7 +197,7 @@ class ATP(_Comm):
         p.scale = scale
         p.dev = str(dev).encode()
         p.ctl = str(ctl).encode() if ctl is not None else None
-        p.reset = int(reset)
+        p.reset = int(ctl is not None if reset is None else reset)
         self.rank, self.workers, self.app = id, workers, app
         self._h = None
         self._stats, self._close = lib.isw_atp_stats, lib.isw_atp_close
