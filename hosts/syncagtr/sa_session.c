@@ -300,8 +300,8 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 		/*
 		 * A waiting worker registers again on every round: the switch counts as live only
 		 * the members of the current epoch (since the last 'session reset', rank 0's
-		 * --reset) registered in the last second. So a registration a dead worker left, or one
-		 * from before the reset, does not let anyone start.
+		 * --reset) registered in the last second. So a registration a dead worker left, or
+		 * one from before the reset, does not let anyone start.
 		 */
 		if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
 			return -EIO;

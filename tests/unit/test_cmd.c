@@ -49,12 +49,27 @@ static int teardown(void **state)
 }
 
 /* Runs a line; returns the reply text. */
+/* Runs len bytes of a line as the control socket does; returns the reply text. */
+static const char *run_n(const char *line, size_t len, int expect_rc)
+{
+	int rc = isw_cmd_exec_n(line, len, &out);
+	if ((expect_rc == 0) != (rc == 0))
+		fail_msg("'%.*s' gave %d: %s", (int)len, line, rc, isw_json_str(&out));
+	return isw_json_str(&out);
+}
+
 static const char *run(const char *line, int expect_rc)
 {
-	int rc = isw_cmd_exec(line, &out);
-	if ((expect_rc == 0) != (rc == 0))
-		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(&out));
-	return isw_json_str(&out);
+	return run_n(line, strlen(line), expect_rc);
+}
+
+/* Writes len bytes of text into a new file; its name goes to path (a mkstemp template). */
+static void write_file(char *path, const char *text, size_t len)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
 }
 
 static void assert_contains(const char *hay, const char *needle)
@@ -305,22 +320,18 @@ static void test_exec_file(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/isw-test-cmd-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
 	const char text[] = "# config\nl2 add 02:00:00:00:00:05 0\n\nl2 add bad 0\nl2 add "
 	                    "02:00:00:00:00:06 0\n";
-	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
-	close(fd);
+	write_file(path, text, sizeof(text) - 1);
 	char err[256];
 	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
 	assert_contains(err, ":4: mac: 'bad' is not a MAC address");
 	/* The message is the plain text, not its JSON escaping. */
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_true(fd >= 0);
+	char path2[] = "/tmp/isw-test-cmd-XXXXXX";
 	const char bad[] = "l2 add \"a\\\"b\" 0\n";
-	assert_int_equal(write(fd, bad, sizeof(bad) - 1), (ssize_t)sizeof(bad) - 1);
-	close(fd);
-	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
+	write_file(path2, bad, sizeof(bad) - 1);
+	assert_true(isw_cmd_exec_file(path2, err, sizeof(err)) < 0);
+	unlink(path2);
 	assert_contains(err, ":1: mac: 'a\"b' is not");
 	/* Lines before the error took effect, lines after it did not. */
 	const char *r = run("l2 show", 0);
@@ -329,15 +340,6 @@ static void test_exec_file(void **state)
 	unlink(path);
 	assert_true(isw_cmd_exec_file("/nonexistent/x", err, sizeof(err)) < 0);
 	assert_contains(err, "No such file");
-}
-
-/* Runs len bytes of a line as the control socket does; returns the reply text. */
-static const char *run_n(const char *line, size_t len, int expect_rc)
-{
-	int rc = isw_cmd_exec_n(line, len, &out);
-	if ((expect_rc == 0) != (rc == 0))
-		fail_msg("'%.*s' gave %d: %s", (int)len, line, rc, isw_json_str(&out));
-	return isw_json_str(&out);
 }
 
 /* A line is text: a NUL or another control byte is an error and runs nothing; CRLF is fine. */
@@ -359,11 +361,8 @@ static void test_control_bytes(void **state)
 	assert_null(strstr(isw_json_str(&out), "02:00:00:00:00:0d"));
 	/* The same in a config file, with its line number. */
 	char path[] = "/tmp/isw-test-cmd-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
 	static const char text[] = "l2 add 02:00:00:00:00:0e 1\nl2 add 02:00:00:00:00:0f\0 1\n";
-	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
-	close(fd);
+	write_file(path, text, sizeof(text) - 1);
 	char err[256];
 	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
 	assert_contains(err, ":2: control byte 0x00 at offset 24");
