@@ -59,7 +59,7 @@ struct chunk {
 	uint32_t cc_hold; /* --cc: a marked ACK for a seq below this does not halve again */
 	uint8_t *acked;
 	uint64_t *sent_ns;
-	uint8_t *tries;       /* resends so far: the timeout doubles with each, up to 32x */
+	uint8_t *tries;       /* resends so far (at most 5): recovery_rto() doubles with each */
 	uint64_t last_ack_ns; /* the last ACK that acknowledged something new */
 };
 
@@ -187,9 +187,9 @@ static void pump(struct atp_ethread *th, struct chunk *c)
  * The stall timeout: RFC 6298's srtt + 4 rttvar over the round trips of seqs ACKed at their first
  * send (Karn's rule), never below --timeout-ms, and before the first round trip is known never
  * below --first-timeout-ms (the other workers may not have started yet: until they have, nothing
- * completes). Doubled per resend of the seq it applies to, up to 32x.
+ * completes). It applies to seqs never resent: once resent, a seq follows recovery_rto().
  */
-static uint64_t stall_rto(const struct atp_ethread *th, const struct chunk *c, uint32_t seq)
+static uint64_t stall_rto(const struct atp_ethread *th)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
 	uint64_t lo = (uint64_t)o->timeout_ms * 1000000ull;
@@ -198,14 +198,15 @@ static uint64_t stall_rto(const struct atp_ethread *th, const struct chunk *c, u
 
 	if (!th->rt.srtt && first > o->timeout_ms)
 		lo = (uint64_t)first * 1000000ull;
-	return (rto < lo ? lo : rto) << c->tries[seq];
+	return rto < lo ? lo : rto;
 }
 
 /*
  * The timeout of a seq already resent: it is on its way through the PS (its resend flushed it
  * from the switch, or went to the PS unchanged), so another resend costs the switch nothing,
  * only the PS a duplicate. srtt + 4 rttvar of the PS round trips seen (first resend to ACK),
- * never below --timeout-ms, doubled per further resend.
+ * never below 1 ms (--timeout-ms until the first of them), doubled per further resend (up to
+ * 16x).
  */
 static uint64_t recovery_rto(const struct atp_ethread *th, const struct chunk *c, uint32_t seq)
 {
@@ -328,7 +329,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 			if (s < c->next && !c->acked[s] && c->tries[s] == 0) {
 				if (c->sent_ns[s] > since)
 					since = c->sent_ns[s];
-				if (since + stall_rto(th, c, s) <= now) {
+				if (since + stall_rto(th) <= now) {
 					send_seq(th, c, s, true);
 					th->st.timeouts++;
 					th->st.stalls++;

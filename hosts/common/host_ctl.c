@@ -2,6 +2,7 @@
 /* inswitch's control socket from the host tools: see host_ctl.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -94,4 +95,34 @@ void host_ctl_error(const char *reply, char *msg, size_t len)
 int host_ctl_ok(const char *reply)
 {
 	return strncmp(reply, "{\"ok\":true", 10) == 0;
+}
+
+int host_ctl_run(const char *path, const char *cmd, char *reply, size_t replylen, char *err,
+                 size_t errlen)
+{
+	char msg[512];
+	int rc = host_ctl_command(path, cmd, reply, replylen);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (!host_ctl_ok(reply)) {
+		host_ctl_error(reply, msg, sizeof(msg));
+		snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+long host_ctl_number(const char *p, const char *key)
+{
+	char pat[64];
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(p, pat);
+	if (!p)
+		return -1;
+	p += strlen(pat);
+	return *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
 }

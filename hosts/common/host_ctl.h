@@ -19,4 +19,15 @@ int host_ctl_ok(const char *reply);
  * has none). */
 void host_ctl_error(const char *reply, char *msg, size_t len);
 
+/*
+ * host_ctl_command() that must succeed: 0 with the reply in reply; -errno ("control socket PATH:
+ * ...") when the socket cannot be used, -EIO ("'CMD' refused: ...") when the switch refuses;
+ * the reason in err.
+ */
+int host_ctl_run(const char *path, const char *cmd, char *reply, size_t replylen, char *err,
+                 size_t errlen);
+
+/* The number after the first "key": from p on, or -1 when absent or not a number (a "-"). */
+long host_ctl_number(const char *p, const char *key);
+
 #endif

@@ -100,23 +100,13 @@ int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc,
  */
 static int ctl_run(const char *path, const char *cmd, FILE *log, char *err, size_t errlen)
 {
-	char reply[4096], msg[512];
-	int rc;
+	char reply[4096];
+	int rc = host_ctl_run(path, cmd, reply, sizeof(reply), err, errlen);
 
-	rc = host_ctl_command(path, cmd, reply, sizeof(reply));
-	if (rc < 0) {
-		snprintf(err, errlen, "control socket %s: %s", path, strerror(-rc));
-		return rc;
-	}
-	if (host_ctl_ok(reply)) {
-		if (log)
-			fprintf(log, "ctl: %s: ok%s\n", cmd,
-			        strstr(reply, "\"exists\":true") ? " (already there)" : "");
-		return 0;
-	}
-	host_ctl_error(reply, msg, sizeof(msg));
-	snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
-	return strstr(msg, "exists") ? 1 : -EIO;
+	if (rc == 0 && log)
+		fprintf(log, "ctl: %s: ok%s\n", cmd,
+		        strstr(reply, "\"exists\":true") ? " (already there)" : "");
+	return rc == -EIO && strstr(err, "exists") ? 1 : rc;
 }
 
 /* The text of "key":"..." from p on, or NULL. */
@@ -133,19 +123,6 @@ static int reply_string(const char *p, const char *key, char *out, size_t len)
 		out[n++] = *p;
 	out[n] = '\0';
 	return 0;
-}
-
-/* A number following "key": from p on, or -1 when absent or not a number. */
-static long reply_number(const char *p, const char *key)
-{
-	char pat[64];
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(p, pat);
-	if (!p)
-		return -1;
-	p += strlen(pat);
-	return *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
 }
 
 static int session_show(const char *path, unsigned session, char *reply, size_t len)
@@ -169,8 +146,8 @@ static int session_fits(const struct sa_config *cfg, const char *path, unsigned 
 	if (session_show(path, session, reply, sizeof(reply)) < 0)
 		return -EIO; /* err still says why the add was refused */
 	inet_ntop(AF_INET, &cfg->switch_ip, want, sizeof(want));
-	slots = reply_number(reply, "slots");
-	workers = reply_number(reply, "workers");
+	slots = host_ctl_number(reply, "slots");
+	workers = host_ctl_number(reply, "workers");
 	if (reply_string(reply, "ip", ip, sizeof(ip)) < 0 || strcmp(ip, want) != 0) {
 		snprintf(err, errlen, "session %u exists with switch IP %s, not %s", session, ip,
 		         want);
@@ -220,7 +197,7 @@ static int member_is_us(const struct sa_config *cfg, const char *path, unsigned 
 		reply_string(p, "mac", gotmac, sizeof(gotmac));
 		reply_string(p, "ip", gotip, sizeof(gotip));
 		reply_string(p, "port_from", from, sizeof(from));
-		port = reply_number(p, "port");
+		port = host_ctl_number(p, "port");
 	}
 	if (p && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0 &&
 	    strcmp(from, attach_from(attach)) == 0 &&
@@ -307,7 +284,7 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 			return -EIO;
 		if (session_show(ctl_path, session, reply, sizeof(reply)) < 0)
 			return -EIO;
-		if (reply_number(reply, rejoin ? "live" : "current") >= (long)cfg->workers &&
+		if (host_ctl_number(reply, rejoin ? "live" : "current") >= (long)cfg->workers &&
 		    (!learned || !strstr(reply, "\"port\":\"")))
 			return 0;
 		if (waited >= timeout_ms)
@@ -319,21 +296,14 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers, char *out,
                         size_t len)
 {
-	char reply[16384], msg[512];
+	char reply[16384];
 	const char *c;
 	long reg;
 	int rc;
 
-	rc = host_ctl_command(ctl_path, "syncagtr session show", reply, sizeof(reply));
-	if (rc < 0) {
-		snprintf(out, len, "control socket %s: %s", ctl_path, strerror(-rc));
+	rc = host_ctl_run(ctl_path, "syncagtr session show", reply, sizeof(reply), out, len);
+	if (rc < 0)
 		return rc;
-	}
-	if (!host_ctl_ok(reply)) {
-		host_ctl_error(reply, msg, sizeof(msg));
-		snprintf(out, len, "the switch: %s", msg);
-		return -EIO;
-	}
 	rc = session_show(ctl_path, session, reply, sizeof(reply));
 	if (rc < 0) {
 		snprintf(out, len,
@@ -341,7 +311,7 @@ int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers
 		         session);
 		return -ENOENT;
 	}
-	reg = reply_number(reply, "registered");
+	reg = host_ctl_number(reply, "registered");
 	if (reg >= 0 && reg < (long)workers) {
 		snprintf(out, len, "only %ld of the %u workers of session %u are registered", reg,
 		         workers, session);
@@ -351,8 +321,9 @@ int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers
 	snprintf(out, len,
 	         "session %u has all %u workers; the switch counted %ld packets, %ld completions, "
 	         "%ld retransmissions, %ld dropped resends to incomplete slots",
-	         session, workers, c ? reply_number(c, "pkts") : -1,
-	         c ? reply_number(c, "completions") : -1, c ? reply_number(c, "retransmits") : -1,
-	         c ? reply_number(c, "drop_retx_pending") : -1);
+	         session, workers, c ? host_ctl_number(c, "pkts") : -1,
+	         c ? host_ctl_number(c, "completions") : -1,
+	         c ? host_ctl_number(c, "retransmits") : -1,
+	         c ? host_ctl_number(c, "drop_retx_pending") : -1);
 	return 0;
 }
