@@ -21,13 +21,17 @@
 #include "atp_sock.h"
 #include "host_rtt.h"
 
+/* Timeouts grow to 2^4 = 16 times their base at most: a seq's resends back off four times, the
+ * stall timeout is at most 16 --timeout-ms. */
+#define ATP_BACKOFF_SHIFT_MAX 4u
+
 struct atp_ethread {
 	struct atp_engine *e;
 	unsigned t;
 	int fd;
 	uint64_t first, n; /* this thread's share of the tensor */
 	struct atp_engine_stats st;
-	struct host_rtt rt;  /* round trips through the switch: seqs ACKed at their first send */
+	struct host_rtt rt;  /* through the switch: seqs ACKed at their first send, no isResend */
 	struct host_rtt rec; /* ... through the PS: resent seqs, from their first resend */
 	pthread_t tid;
 };
@@ -133,7 +137,7 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 	th->st.sent++;
 	if (resend) {
 		th->st.resends++;
-		if (c->tries[seq] < 5)
+		if (c->tries[seq] <= ATP_BACKOFF_SHIFT_MAX)
 			c->tries[seq]++;
 	}
 }
@@ -185,20 +189,26 @@ static void pump(struct atp_ethread *th, struct chunk *c)
 
 /*
  * The stall timeout: RFC 6298's srtt + 4 rttvar over the round trips of seqs ACKed at their first
- * send (Karn's rule), never below --timeout-ms, and before the first round trip is known never
- * below --first-timeout-ms (the other workers may not have started yet: until they have, nothing
- * completes). It applies to seqs never resent: once resent, a seq follows recovery_rto().
+ * send and completed without anyone's resend (Karn's rule, for all the workers of a seq: a seq
+ * that waited for another worker's recovery measures that recovery, not the path), between
+ * --timeout-ms and 16 times it, and before the first round trip is known never below
+ * --first-timeout-ms (the other workers may not have started yet: until they have, nothing
+ * completes). The ceiling breaks the loop that would otherwise remain: a seq sent while another
+ * worker waits out its stall completes after that wait, and its round trip would lengthen this
+ * worker's stall timeout, which lengthens the other's. A stall resend costs one seq's flush to
+ * the PS; a stall timeout too long idles every worker of the app. It applies to seqs never
+ * resent: once resent, a seq follows recovery_rto().
  */
 static uint64_t stall_rto(const struct atp_ethread *th)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
-	uint64_t lo = (uint64_t)o->timeout_ms * 1000000ull;
+	uint64_t lo = (uint64_t)o->timeout_ms * 1000000ull, hi = lo << ATP_BACKOFF_SHIFT_MAX;
 	uint64_t rto = host_rtt_rto(&th->rt);
 	unsigned first = o->first_timeout_ms ? o->first_timeout_ms : 250;
 
-	if (!th->rt.srtt && first > o->timeout_ms)
-		lo = (uint64_t)first * 1000000ull;
-	return rto < lo ? lo : rto;
+	if (!th->rt.srtt)
+		return first > o->timeout_ms ? (uint64_t)first * 1000000ull : lo;
+	return rto < lo ? lo : rto > hi ? hi : rto;
 }
 
 /*
@@ -235,8 +245,11 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 		return;
 	}
 	take_result(th, c, &h, f + ATP_OFF_VALUES);
-	if (now > c->sent_ns[h.seq] && !(h.flag & ATP_F_COLLISION) && c->tries[h.seq] < 2)
-		host_rtt_sample(c->tries[h.seq] ? &th->rec : &th->rt, now - c->sent_ns[h.seq]);
+	if (now > c->sent_ns[h.seq] && !(h.flag & ATP_F_COLLISION) && c->tries[h.seq] == 1)
+		host_rtt_sample(&th->rec, now - c->sent_ns[h.seq]);
+	else if (now > c->sent_ns[h.seq] && !(h.flag & (ATP_F_COLLISION | ATP_F_RESEND)) &&
+	         c->tries[h.seq] == 0)
+		host_rtt_sample(&th->rt, now - c->sent_ns[h.seq]);
 	c->acked[h.seq] = 1;
 	c->inflight--;
 	c->last_ack_ns = now;
