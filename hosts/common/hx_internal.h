@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The host transport's state, shared by its kernel-socket part (hx.c) and AF_XDP part (hx_xdp.c).
+ */
+#ifndef ISW_HX_INTERNAL_H
+#define ISW_HX_INTERNAL_H
+
+#include <pthread.h>
+#include <net/if.h>
+#include <xdp/xsk.h>
+
+#include "hx.h"
+
+#define HX_RX_STRIDE 2048u /* kernel sockets: receive buffer a frame */
+#define HX_XDP_FRAME 2048u /* AF_XDP: UMEM chunk a frame */
+
+struct hx_sock {
+	struct hx *hx;
+	unsigned idx;
+	struct hx_stats st;
+	unsigned ntx; /* frames queued by hx_send() */
+	/* kernel sockets */
+	int fd;
+	uint8_t *txbuf; /* HX_BATCH frames of HX_FRAME_MAX */
+	uint16_t txlen[HX_BATCH];
+	uint8_t *rxbuf; /* HX_BATCH frames of HX_RX_STRIDE */
+	/* AF_XDP */
+	struct xsk_socket *xsk;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;
+	uint64_t *free_tx; /* UMEM addresses of this socket's free tx frames (its thread's) */
+	unsigned nfree;
+	uint64_t *ret_tx; /* ... completed, taken off the completion ring by any socket (lock) */
+	unsigned nret;
+	uint64_t txq[HX_BATCH]; /* frames queued by hx_send(), and their lengths */
+	uint32_t txqlen[HX_BATCH];
+	uint64_t held[HX_BATCH]; /* rx frames handed out by the last hx_recv() */
+	unsigned nheld;
+};
+
+struct hx {
+	struct hx_cfg cfg;
+	char dev[IF_NAMESIZE];
+	enum hx_kind kind;
+	char desc[320];
+	struct hx_sock *socks;
+	/* AF_XDP */
+	int ifindex;
+	void *area; /* the UMEM */
+	size_t area_len;
+	struct xsk_umem *umem;
+	struct xsk_ring_prod fq; /* shared by the sockets of the queue: under lock */
+	struct xsk_ring_cons cq;
+	pthread_mutex_t lock;
+	unsigned nrx_frames;   /* frames [0, nrx_frames) feed the fill ring */
+	unsigned ntx_per_sock; /* then ntx_per_sock tx frames per socket */
+	struct bpf_object *obj;
+	struct bpf_link *link;
+};
+
+/* AF_XDP: sets up hx's sockets (hx->socks allocated, kind unset). 0 or -errno with why. */
+int hx_xdp_open(struct hx *hx, char *why, size_t whylen);
+void hx_xdp_close(struct hx *hx);
+int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len);
+int hx_xdp_flush(struct hx_sock *s);
+int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n,
+                int timeout_ms);
+void hx_xdp_stats(struct hx_sock *s, struct hx_stats *st);
+
+/* The owner of UMEM tx frame addr: its socket's index (frames laid out as in struct hx). */
+static inline unsigned hx_tx_owner(const struct hx *hx, uint64_t addr)
+{
+	return (unsigned)((addr / HX_XDP_FRAME - hx->nrx_frames) / hx->ntx_per_sock);
+}
+
+#endif
