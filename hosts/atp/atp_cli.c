@@ -5,6 +5,7 @@
 
 #include "atp_host.h"
 #include "host_args.h"
+#include "hx.h"
 
 void atp_cli_defaults(struct atp_cli *c)
 {
@@ -47,6 +48,16 @@ int atp_cli_option(struct atp_cli *c, int opt, const char *arg)
 	case ATP_CLI_SCALE:
 		c->scale = strtod(arg, &end);
 		bad = *end != '\0' || !(c->scale > 0);
+		break;
+	case ATP_CLI_TRANSPORT: {
+		enum hx_kind k;
+
+		bad = hx_kind_parse(arg, &k);
+		c->transport = (int)k;
+		break;
+	}
+	case ATP_CLI_BUSY_POLL:
+		c->busy_poll = 1;
 		break;
 	case 'j':
 		c->json = 1;

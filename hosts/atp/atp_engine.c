@@ -28,7 +28,7 @@
 struct atp_ethread {
 	struct atp_engine *e;
 	unsigned t;
-	int fd;
+	struct hx_sock *s; /* this thread's socket of e->hx */
 	uint64_t first, n; /* this thread's share of the tensor */
 	struct atp_engine_stats st;
 	struct host_rtt rt;  /* through the switch: seqs ACKed at their first send, no isResend */
@@ -38,6 +38,7 @@ struct atp_ethread {
 
 struct atp_engine {
 	struct atp_engine_cfg cfg;
+	struct hx *hx;      /* one socket per thread */
 	struct atp_map map; /* the app's table; each thread touches only its own slots */
 	struct atp_ethread *th;
 	/* the current job */
@@ -131,7 +132,7 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 		atp_values_put(vb, q, ATP_VALUES);
 	}
 	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
-	if (atp_sock_send(th->fd, f, sizeof(f)) < 0)
+	if (hx_send(th->s, f, sizeof(f)) < 0)
 		return; /* counted as lost: the timeout resends it */
 	c->sent_ns[seq] = now_ns();
 	th->st.sent++;
@@ -297,8 +298,8 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 static int run_chunk(struct atp_ethread *th, struct chunk *c)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
-	uint8_t *bufs = malloc(64 * ATP_RX_STRIDE);
-	size_t lens[64];
+	const uint8_t *frames[HX_BATCH];
+	uint16_t lens[HX_BATCH];
 	uint64_t t_check = 0, now;
 	int rc = 0;
 
@@ -306,7 +307,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	c->acked = calloc(c->npk + 1, 1);
 	c->sent_ns = calloc(c->npk + 1, sizeof(*c->sent_ns));
 	c->tries = calloc(c->npk + 1, 1);
-	if (!bufs || !c->acked || !c->sent_ns || !c->tries) {
+	if (!c->acked || !c->sent_ns || !c->tries) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -318,7 +319,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	c->last_ack_ns = now_ns();
 	pump(th, c);
 	while (c->cum < c->npk && !atomic_load(&th->e->failed)) {
-		int r = atp_sock_recv(th->fd, bufs, lens, 64, 1);
+		int r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
 
 		if (r < 0) {
 			rc = r;
@@ -326,7 +327,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 		}
 		now = now_ns();
 		for (int i = 0; i < r; i++)
-			on_ack(th, c, bufs + (size_t)i * ATP_RX_STRIDE, lens[i], now);
+			on_ack(th, c, frames[i], lens[i], now);
 		if (now - t_check > 500000) { /* the timeouts, every 0.5 ms */
 			uint32_t s = c->cum + 1;
 			uint64_t since = c->last_ack_ns;
@@ -373,7 +374,6 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 out:
 	th->st.srtt_ns = th->rt.srtt;
 	th->st.rec_srtt_ns = th->rec.srtt;
-	free(bufs);
 	free(c->acked);
 	free(c->sent_ns);
 	free(c->tries);
@@ -443,21 +443,16 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 		errno = -rc;
 		return NULL;
 	}
-	for (unsigned t = 0; t < cfg->cli.threads; t++)
-		e->th[t].fd = -1;
+	rc = atp_sock_open(&e->hx, &cfg->cli, false, "atp-worker", err, errlen);
+	if (rc < 0) {
+		atp_engine_destroy(e);
+		errno = -rc;
+		return NULL;
+	}
 	for (unsigned t = 0; t < cfg->cli.threads; t++) {
 		e->th[t].e = e;
 		e->th[t].t = t;
-		e->th[t].fd = atp_sock_open(cfg->cli.dev, false,
-		                            atp_wire_thread((uint16_t)cfg->cli.app, t));
-		if (e->th[t].fd < 0) {
-			rc = e->th[t].fd;
-			snprintf(err, errlen, "socket on %s: %s%s", cfg->cli.dev, strerror(-rc),
-			         rc == -EPERM ? " (AF_PACKET needs CAP_NET_RAW)" : "");
-			atp_engine_destroy(e);
-			errno = -rc;
-			return NULL;
-		}
+		e->th[t].s = hx_sock(e->hx, t);
 	}
 	return e;
 }
@@ -466,9 +461,7 @@ void atp_engine_destroy(struct atp_engine *e)
 {
 	if (!e)
 		return;
-	for (unsigned t = 0; e->th && t < e->cfg.cli.threads; t++)
-		if (e->th[t].fd >= 0)
-			close(e->th[t].fd);
+	hx_close(e->hx);
 	free(e->th);
 	atp_map_fini(&e->map);
 	pthread_mutex_destroy(&e->errlock);

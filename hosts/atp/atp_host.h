@@ -166,10 +166,12 @@ struct atp_cli {
 	double scale;
 	const char *dev;
 	int json, quiet;
+	int transport; /* enum hx_kind: --transport xdp|socket|auto */
+	int busy_poll; /* --busy-poll (AF_XDP) */
 };
 
 /* getopt_long() codes of the shared long-only options; each tool's own start at 256. */
-enum { ATP_CLI_POOL = 200, ATP_CLI_SCALE };
+enum { ATP_CLI_POOL = 200, ATP_CLI_SCALE, ATP_CLI_TRANSPORT, ATP_CLI_BUSY_POLL };
 
 /* The shared entries of a tool's struct option table and getopt string (needs <getopt.h>). */
 #define ATP_CLI_LONGOPTS                                                                     \
@@ -179,6 +181,8 @@ enum { ATP_CLI_POOL = 200, ATP_CLI_SCALE };
 	        {"window", required_argument, NULL, 'w'},                                    \
 	        {"pool", required_argument, NULL, ATP_CLI_POOL},                             \
 	        {"scale", required_argument, NULL, ATP_CLI_SCALE},                           \
+	        {"transport", required_argument, NULL, ATP_CLI_TRANSPORT},                   \
+	        {"busy-poll", no_argument, NULL, ATP_CLI_BUSY_POLL},                         \
 	        {"json", no_argument, NULL, 'j'},                                            \
 	{                                                                                    \
 		"quiet", no_argument, NULL, 'q'                                              \

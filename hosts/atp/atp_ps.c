@@ -61,7 +61,7 @@ struct ps {
 struct ps_thread {
 	struct ps *ps;
 	unsigned t;
-	int fd;
+	struct hx_sock *s;
 	struct atp_tensor *cur, *prev; /* prev answers resends of the tensor before */
 	struct ps_stats st;
 	pthread_t tid;
@@ -101,7 +101,7 @@ static void send_ack(struct ps_thread *th, struct atp_tensor *t, const struct at
 	uint8_t f[ATP_FRAME_LEN];
 
 	atp_tensor_ack(t, h, atp_wire_thread(h->app, th->t), th->ps->o->cli.scale, f);
-	if (atp_sock_send(th->fd, f, sizeof(f)) == 0)
+	if (hx_send(th->s, f, sizeof(f)) == 0)
 		th->st.acks++;
 }
 
@@ -187,19 +187,19 @@ static void *thread_main(void *arg)
 {
 	struct ps_thread *th = arg;
 	const struct opts *o = th->ps->o;
-	uint8_t *bufs = malloc(64 * ATP_RX_STRIDE);
-	size_t lens[64];
+	const uint8_t *frames[HX_BATCH];
+	uint16_t lens[HX_BATCH];
 	uint64_t done_at = 0;
 
-	while (bufs && !stop) {
-		int r = atp_sock_recv(th->fd, bufs, lens, 64, 50);
+	while (!stop) {
+		int r = hx_recv(th->s, frames, lens, HX_BATCH, 50);
 
 		if (r < 0) {
 			fprintf(stderr, "atp-ps: thread %u: %s\n", th->t, strerror(-r));
 			break;
 		}
 		for (int i = 0; i < r; i++)
-			on_packet(th, bufs + (size_t)i * ATP_RX_STRIDE, lens[i]);
+			on_packet(th, frames[i], lens[i]);
 		/* After --jobs tensors, keep answering resends (lost ACKs) for --linger-ms. */
 		if (o->jobs && atomic_load(&th->ps->tensors) >= o->jobs) {
 			if (!done_at)
@@ -208,7 +208,7 @@ static void *thread_main(void *arg)
 				break;
 		}
 	}
-	free(bufs);
+	hx_flush(th->s);
 	return NULL;
 }
 
@@ -231,6 +231,10 @@ static const char usage_text[] =
         "      --ps-index I      this PS's PSIndex, 0..P-1 (default 0); it hands out only\n"
         "                        aggregators with agtr %% P == I\n"
         "      --scale F         the workers' float32 scale (default 1048576)\n"
+        "      --transport xdp|socket|auto\n"
+        "                        AF_XDP or kernel sockets (default auto: AF_XDP where it\n"
+        "                        can be set up; one line on stderr says which)\n"
+        "      --busy-poll       AF_XDP: spin on the rings instead of sleeping\n"
         "      --jobs K          exit once K tensors are complete (then answer resends for\n"
         "                        --linger-ms, default 1000)\n"
         "  -j, --json            counters as one JSON object\n"
@@ -318,6 +322,8 @@ int main(int argc, char **argv)
 	struct ps_thread *ths;
 	struct ps_stats sum = {0};
 	struct sigaction sa = {.sa_handler = on_signal};
+	struct hx *hx;
+	char err[320];
 
 	if (parse_args(argc, argv, &o) < 0) {
 		fputs(usage_text, stderr);
@@ -336,15 +342,14 @@ int main(int argc, char **argv)
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (atp_sock_open(&hx, &o.cli, true, "atp-ps", err, sizeof(err)) < 0) {
+		fprintf(stderr, "atp-ps: %s\n", err);
+		return 1;
+	}
 	for (unsigned t = 0; t < o.cli.threads; t++) {
 		ths[t].ps = &ps;
 		ths[t].t = t;
-		ths[t].fd = atp_sock_open(o.cli.dev, true, atp_wire_thread((uint16_t)o.cli.app, t));
-		if (ths[t].fd < 0) {
-			fprintf(stderr, "atp-ps: socket on %s: %s\n", o.cli.dev,
-			        strerror(-ths[t].fd));
-			return 1;
-		}
+		ths[t].s = hx_sock(hx, t);
 	}
 	for (unsigned t = 0; t < o.cli.threads; t++)
 		pthread_create(&ths[t].tid, NULL, thread_main, &ths[t]);
@@ -358,8 +363,8 @@ int main(int argc, char **argv)
 #undef X
 		atp_tensor_free(ths[t].cur);
 		atp_tensor_free(ths[t].prev);
-		close(ths[t].fd);
 	}
+	hx_close(hx);
 	print_stats(&o, &sum);
 	atp_map_fini(&ps.map);
 	free(ths);

@@ -1,25 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * AF_PACKET sockets for ATP's raw frames (EtherType 0x0700, no IP/UDP stack involved), one per
- * host thread, with a classic BPF filter on the destination MAC so that each thread receives only
- * its own frames (the NIC steering of ATP's common/dma_common.cc). Needs CAP_NET_RAW.
+ * ATP's raw frames (EtherType 0x0700, no IP/UDP stack involved) on the host transport (hx.h):
+ * one socket per host thread, each receiving only its own frames, by destination MAC (the NIC
+ * steering of ATP's common/dma_common.cc).
  */
 #ifndef ISW_ATP_SOCK_H
 #define ISW_ATP_SOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-/* Opens a socket on ifname receiving only 0x0700 frames to (ps ? 05:04:03:02:01 :
- * 77:77:77:77:77):<wire_thread>. Returns the fd or -errno. */
-int atp_sock_open(const char *ifname, bool ps, uint8_t wire_thread);
-/* Sends one frame, retrying briefly while the device queue is full. 0 or -errno. */
-int atp_sock_send(int fd, const uint8_t *frame, size_t len);
-/* Receives up to n frames of at most 512 bytes into bufs[i*512], lens[i]; waits at most
- * timeout_ms for the first. Returns the count, 0 on timeout, or -errno. */
-int atp_sock_recv(int fd, uint8_t *bufs, size_t *lens, unsigned n, int timeout_ms);
+#include "atp_host.h"
+#include "hx.h"
 
-#define ATP_RX_STRIDE 512u
+/*
+ * Opens c->threads sockets on c->dev with c->transport: socket t receives the frames to
+ * (ps ? 05:04:03:02:01 : 77:77:77:77:77):<t'>, t' the wire thread of t. Prints which transport
+ * it chose on stderr unless c->quiet (with auto, why it fell back). 0 or -errno, err says.
+ */
+int atp_sock_open(struct hx **out, const struct atp_cli *c, bool ps, const char *tool, char *err,
+                  size_t errlen);
 
 #endif
