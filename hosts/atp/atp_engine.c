@@ -84,6 +84,11 @@ static void set_error(struct atp_engine *e, const char *fmt, ...)
 	pthread_mutex_unlock(&e->errlock);
 }
 
+const char *atp_engine_transport(const struct atp_engine *e)
+{
+	return hx_kind(e->hx) == HX_XDP ? "xdp" : "socket";
+}
+
 const char *atp_engine_error(const struct atp_engine *e)
 {
 	return e->errmsg[0] ? e->errmsg : "no error";

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ATP worker engine: allreduce a tensor through an ATP switch and its parameter server(s) over
- * AF_PACKET (raw 0x0700 frames; needs CAP_NET_RAW). One thread and one socket per thread id t
+ * ATP worker engine: allreduce a tensor through an ATP switch and its parameter server(s) in raw
+ * 0x0700 frames on the host transport (hx.h: AF_XDP or AF_PACKET, cli.transport; needs
+ * CAP_NET_RAW, AF_XDP also CAP_NET_ADMIN and CAP_BPF). One thread and one socket per thread id t
  * (frames to 05:04:03:02:01:<t'>, ACKs at 77:77:77:77:77:<t'>, t' = t + 20 (app - 1)); each
  * thread takes an even share of the tensor. Used by atp-worker and libinswitch-host.
  *
@@ -56,6 +57,8 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
                          int is_float, uint64_t job, struct atp_engine_stats *st,
                          atp_progress_fn progress, void *arg);
 const char *atp_engine_error(const struct atp_engine *e);
+/* "xdp" or "socket": the transport its sockets use. */
+const char *atp_engine_transport(const struct atp_engine *e);
 
 /*
  * A job's start on the switch, through its control socket at path, before any frame of the job

@@ -267,7 +267,8 @@ int main(int argc, char **argv)
 	struct atp_engine_stats sum = {0};
 	uint64_t bad = 0;
 	double secs, gbps, max_err = 0;
-	char err[256];
+	char err[320];
+	const char *transport;
 	int rc;
 
 	if (parse_args(argc, argv, &o) < 0) {
@@ -297,6 +298,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "atp-worker: %s\n", err);
 		return 1;
 	}
+	transport = atp_engine_transport(e);
 	for (uint64_t i = 0; i < o.count; i++) {
 		if (o.is_float)
 			w.fin[i] = atp_gen_float(o.seed, o.id, i);
@@ -325,7 +327,7 @@ int main(int argc, char **argv)
 	}
 	if (o.cli.json)
 		printf("{\"id\":%u,\"app\":%u,\"workers\":%u,\"threads\":%u,\"window\":%u,"
-		       "\"type\":\"%s\",\"elems\":%" PRIu64
+		       "\"transport\":\"%s\",\"type\":\"%s\",\"elems\":%" PRIu64
 		       ",\"seconds\":%.3f,\"goodput_gbps\":%.3f,"
 		       "\"packets\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"resends\":%" PRIu64
 		       ",\"timeouts\":%" PRIu64 ",\"gap_resends\":%" PRIu64
@@ -336,7 +338,7 @@ int main(int argc, char **argv)
 		       ",\"float_results\":%" PRIu64
 		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s,\"bad\":"
 		       "%" PRIu64 ",\"max_err\":%g}\n",
-		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window,
+		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window, transport,
 		       o.is_float ? "float32" : "int32", o.count, secs, gbps, sum.packets, sum.sent,
 		       sum.resends, sum.timeouts, sum.gaps, sum.stalls, (double)sum.srtt_ns / 1e6,
 		       (double)sum.rec_srtt_ns / 1e6, sum.acks, sum.dup_acks, sum.stale,

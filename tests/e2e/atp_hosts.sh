@@ -5,10 +5,11 @@
 #   app 2: workers h6..h9 (switch ports 5..8), PS h10 (port 9)
 # The aggregator pool is cut to 256 and each app's hash table takes 2 threads x 64 = 128 of it,
 # so the two apps collide on aggregators and the PS's fallback and collision ACKs are exercised.
-#   (a) each app 8 Mi int32 values (exact) and, after it, 2 Mi float32 (within the bound; a few
-#       values per thousand packets take the overflow path to the PS)
+#   (a) each app 8 Mi int32 values (exact; hosts on AF_XDP, --transport xdp, where the switch
+#       has it) and, after it, 2 Mi float32 (within the bound; a few values per thousand packets
+#       take the overflow path to the PS)
 #   (b) as (a) int32, with 1% drop and 1% duplication in both directions of every switch port
-#       (inswitch fault injection), 8 Mi per app
+#       (inswitch fault injection), 8 Mi per app, hosts on kernel sockets (--transport socket)
 #   (c) app 1 alone with its PS port rate-limited by the switch (port rate 4 ... ecn N), once
 #       without and once with --cc: the switch marks what waits in the queue, the PS echoes the
 #       mark in its ACKs, and the --cc workers halve their windows (asserted: marks on the PS
@@ -43,7 +44,8 @@ run_app() {
 	local name=$1 app=$2 hosts=($3) psh=$4 pids=() r rc=0 pspid
 	shift 4
 	# ip netns exec directly (not the isw_ns function), so $! is the PS itself for the kill.
-	ip netns exec "${ISW_TAG}h$psh" "$ps" --app "$app" --dev eth0 --workers 4 $COMMON --json --quiet \
+	ip netns exec "${ISW_TAG}h$psh" "$ps" --app "$app" --dev eth0 --workers 4 $COMMON \
+		--transport "${TRANSPORT:-auto}" --json --quiet \
 		>"$ISW_TMP/$name.ps.json" 2>"$ISW_TMP/$name.ps.err" &
 	pspid=$!
 	sleep 0.3
@@ -56,7 +58,8 @@ run_app() {
 	for r in "${!hosts[@]}"; do
 		[ "$r" = 0 ] && [ -n "${W0_LAST:-}" ] && continue
 		isw_ns "${hosts[$r]}" "$worker" --id "$r" --workers 4 --app "$app" --dev eth0 \
-			$COMMON --json --quiet "${ctl[@]}" "$@" >"$ISW_TMP/$name.$r.json" \
+			$COMMON --transport "${TRANSPORT:-auto}" --json --quiet "${ctl[@]}" "$@" \
+			>"$ISW_TMP/$name.$r.json" \
 			2>"$ISW_TMP/$name.$r.err" &
 		pids+=($!)
 	done
@@ -67,7 +70,8 @@ run_app() {
 			rc=1
 		}
 		isw_ns "${hosts[0]}" "$worker" --id 0 --workers 4 --app "$app" --dev eth0 \
-			$COMMON --json --quiet "${ctl[@]}" "$@" >"$ISW_TMP/$name.0.json" \
+			$COMMON --transport "${TRANSPORT:-auto}" --json --quiet "${ctl[@]}" "$@" \
+			>"$ISW_TMP/$name.0.json" \
 			2>"$ISW_TMP/$name.0.err" &
 		pids=($! "${pids[@]}")
 	fi
@@ -81,7 +85,7 @@ run_app() {
 	kill -TERM "$pspid" 2>/dev/null || true
 	wait "$pspid" || rc=1
 	for r in "${!hosts[@]}"; do
-		jq -c '{id, type, elems, seconds, goodput_gbps, resends, timeouts, collision_acks, overflow_packets, verified}' \
+		jq -c '{id, transport, type, elems, seconds, goodput_gbps, resends, timeouts, collision_acks, overflow_packets, verified}' \
 			"$ISW_TMP/$name.$r.json" 2>/dev/null | sed "s/^/$name: /" || true
 	done
 	jq -c '{rx, full, partial, collisions, overflow, resends, dups, acks, reacks, reassigned, seqs_full, seqs_merged, fallback_share}' \
@@ -89,6 +93,13 @@ run_app() {
 	[ "$rc" -eq 0 ] || return 1
 	for r in "${!hosts[@]}"; do
 		[ "$(jq -r .verified "$ISW_TMP/$name.$r.json")" = true ] || return 1
+		# the transport asked for is the one used
+		case ${TRANSPORT:-auto} in
+		xdp | socket) [ "$(jq -r .transport "$ISW_TMP/$name.$r.json")" = "$TRANSPORT" ] || {
+			echo "$name: worker $r used $(jq -r .transport "$ISW_TMP/$name.$r.json")" >&2
+			return 1
+		} ;;
+		esac
 	done
 }
 
@@ -130,7 +141,11 @@ isw_ctl atp app add 2 workers 4 ports 5,6,7,8 ps 9 >/dev/null || isw_fail "atp a
 sleep 2
 
 case_a() {
+	# AF_XDP on the hosts where the switch has it (the same kernel support), else the default
+	TRANSPORT=auto
+	[ "$ISW_DRIVER" = net_af_xdp ] && TRANSPORT=xdp
 	both a1 --count "${ATP_COUNT:-8Mi}" --type int32 --check
+	TRANSPORT=auto
 	summary a1
 	both a2 --count 2Mi --type float32 --check
 	summary a2
@@ -138,7 +153,7 @@ case_a() {
 
 case_b() {
 	isw_faults on ${ATP_FAULTS:-drop 1 dup 1}
-	both b --count 8Mi --type int32 --check --timeout-ms 10
+	TRANSPORT=socket both b --count 8Mi --type int32 --check --timeout-ms 10
 	summary b
 	echo "b: faults on port 0: $(isw_ctl --json port show 0 |
 		jq -c '.fault | {rx: (.rx | {dropped, duplicated}), tx: (.tx | {dropped, duplicated})}')"
