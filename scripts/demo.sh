@@ -151,7 +151,8 @@ atp_report() {
 		--slurpfile sw "$ISW_TMP/atp.switch.json" '
 		$ps[0] as $p | ($sw[0].counters[] | select(.app == ($app | tonumber))) as $c |
 		"app \($app): goodput (slowest worker): \(map(.goodput_gbps) | min * 100 | round / 100)" +
-		" Gbit/s; fallback share \($p.fallback_share * 10000 | round / 100)% (the PS" +
+		" Gbit/s over \(map(.transport) | unique | join(" and ")) (hosts/README.md, The" +
+		" transport); fallback share \($p.fallback_share * 10000 | round / 100)% (the PS" +
 		" aggregated \($p.partial) packets itself, \($p.full) came summed by the switch)\n" +
 		"app \($app): switch: \($c.aggregated) contributions aggregated, \($c.to_ps) frames" +
 		" to the PS (\($c.collisions) collisions, \($c.resends) resends)"' \

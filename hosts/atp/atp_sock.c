@@ -13,8 +13,7 @@ int atp_sock_open(struct hx **out, const struct atp_cli *c, bool ps, const char 
 	                    .ethertype = ATP_ETHERTYPE,
 	                    .mac_len = 5,
 	                    .nsock = c->threads,
-	                    .busy_poll = c->busy_poll,
-	                    .tool = tool};
+	                    .busy_poll = c->busy_poll};
 	int rc;
 
 	memcpy(hc.mac, ps ? atp_ps_mac_prefix : atp_worker_mac_prefix, 5);

@@ -37,10 +37,9 @@ struct hx_cfg {
 	 * socket i receives the frames to mac[0..4]:(mac[5] + i); otherwise socket 0 all. */
 	uint8_t mac[6];
 	uint8_t mac_len;
-	unsigned nsock;   /* sockets, 1..HX_MAX_SOCKS */
-	unsigned ring;    /* ring entries per socket (power of two, 64..16384; 0: HX_RING_DEF) */
-	bool busy_poll;   /* AF_XDP: spin on the rings instead of sleeping in poll() */
-	const char *tool; /* program name for hx_describe()'s line ("atp-worker") */
+	unsigned nsock; /* sockets, 1..HX_MAX_SOCKS */
+	unsigned ring;  /* ring entries per socket (power of two, 64..16384; 0: HX_RING_DEF) */
+	bool busy_poll; /* AF_XDP: spin on the rings instead of sleeping in poll() */
 };
 
 /* What a socket counts (all kinds; zero where a kind cannot tell). */
