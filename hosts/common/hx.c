@@ -58,14 +58,17 @@ static int sock_filter(int fd, const struct hx_cfg *c, unsigned i)
 static int sock_open(struct hx_sock *s)
 {
 	const struct hx_cfg *c = &s->hx->cfg;
+	size_t tx_stride = c->proto == HX_UDP ? HX_UDP_MAX : HX_FRAME_MAX;
 	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(c->ethertype)};
 	int one = 1, buf = 8 << 20;
 	uint8_t junk[64];
 
-	s->txbuf = malloc((size_t)HX_BATCH * HX_FRAME_MAX);
+	s->txbuf = malloc((size_t)HX_BATCH * tx_stride);
 	s->rxbuf = malloc((size_t)HX_BATCH * HX_RX_STRIDE);
 	if (!s->txbuf || !s->rxbuf)
 		return -ENOMEM;
+	if (c->proto == HX_UDP)
+		return hx_udp_sock_open(s);
 	sll.sll_ifindex = (int)if_nametoindex(c->dev);
 	if (sll.sll_ifindex == 0)
 		return -ENODEV;
@@ -94,14 +97,21 @@ static void sock_close(struct hx_sock *s)
 	free(s->rxbuf);
 }
 
+/* The most one hx_send() takes. */
+static size_t send_max(const struct hx *hx)
+{
+	return hx->cfg.proto == HX_UDP ? HX_UDP_MAX : HX_FRAME_MAX;
+}
+
 static int sock_flush(struct hx_sock *s)
 {
+	size_t stride = send_max(s->hx);
 	struct mmsghdr msgs[HX_BATCH];
 	struct iovec iov[HX_BATCH];
 	unsigned i = 0, busy = 0;
 
 	for (unsigned k = 0; k < s->ntx; k++) {
-		iov[k] = (struct iovec){s->txbuf + (size_t)k * HX_FRAME_MAX, s->txlen[k]};
+		iov[k] = (struct iovec){s->txbuf + k * stride, s->txlen[k]};
 		memset(&msgs[k], 0, sizeof(msgs[k]));
 		msgs[k].msg_hdr.msg_iov = &iov[k];
 		msgs[k].msg_hdr.msg_iovlen = 1;
@@ -161,7 +171,7 @@ static int sock_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, 
 	if (r < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < r; i++) {
-		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC || msgs[i].msg_len > HX_FRAME_MAX) {
+		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC || msgs[i].msg_len > send_max(s->hx)) {
 			s->st.rx_dropped++; /* longer than any frame of ours */
 			continue;
 		}
@@ -176,8 +186,15 @@ static int check_cfg(const struct hx_cfg *c, char *why, size_t whylen)
 {
 	unsigned ring = c->ring ? c->ring : HX_RING_DEF;
 
-	if (!c->dev || !c->dev[0] || strlen(c->dev) >= IF_NAMESIZE) {
+	if ((c->proto == HX_RAW && (!c->dev || !c->dev[0])) ||
+	    (c->dev && strlen(c->dev) >= IF_NAMESIZE)) {
 		snprintf(why, whylen, "no interface name, or one too long");
+		return -EINVAL;
+	}
+	if (c->proto == HX_UDP &&
+	    (!c->peer_ip || !c->peer_port || !c->udp_port || c->udp_port + c->nsock > 65536)) {
+		snprintf(why, whylen, "UDP needs a peer address and port, and local ports %u..%u",
+		         c->udp_port, c->udp_port + c->nsock - 1);
 		return -EINVAL;
 	}
 	if (c->nsock < 1 || c->nsock > HX_MAX_SOCKS || c->mac_len > 6) {
@@ -203,8 +220,13 @@ static int sock_open_all(struct hx *hx, char *why, size_t whylen)
 		int rc = sock_open(&hx->socks[i]);
 
 		if (rc < 0) {
-			snprintf(why, whylen, "AF_PACKET socket on %s: %s%s", hx->dev,
-			         strerror(-rc), rc == -EPERM ? " (needs CAP_NET_RAW)" : "");
+			if (hx->cfg.proto == HX_UDP)
+				snprintf(why, whylen, "UDP socket on port %u: %s%s",
+				         hx->cfg.udp_port + i, strerror(-rc),
+				         rc == -EADDRINUSE ? " (another tool on this host?)" : "");
+			else
+				snprintf(why, whylen, "AF_PACKET socket on %s: %s%s", hx->dev,
+				         strerror(-rc), rc == -EPERM ? " (needs CAP_NET_RAW)" : "");
 			return rc;
 		}
 	}
@@ -230,7 +252,7 @@ int hx_open(struct hx **out, const struct hx_cfg *cfg, char *why, size_t whylen)
 	hx->cfg = *cfg;
 	if (!hx->cfg.ring)
 		hx->cfg.ring = HX_RING_DEF;
-	snprintf(hx->dev, sizeof(hx->dev), "%s", cfg->dev);
+	snprintf(hx->dev, sizeof(hx->dev), "%s", cfg->dev ? cfg->dev : "");
 	hx->cfg.dev = hx->dev;
 	hx->socks = calloc(cfg->nsock, sizeof(*hx->socks));
 	if (!hx->socks) {
@@ -259,7 +281,8 @@ int hx_open(struct hx **out, const struct hx_cfg *cfg, char *why, size_t whylen)
 		hx_close(hx);
 		return rc;
 	}
-	snprintf(hx->desc, sizeof(hx->desc), "socket (AF_PACKET, batched)%s%s",
+	snprintf(hx->desc, sizeof(hx->desc), "socket (%s, batched)%s%s",
+	         cfg->proto == HX_UDP ? "UDP" : "AF_PACKET",
 	         cfg->kind == HX_AUTO ? ": AF_XDP unavailable: " : "",
 	         cfg->kind == HX_AUTO ? xwhy : "");
 	*out = hx;
@@ -296,11 +319,11 @@ const char *hx_describe(const struct hx *hx)
 
 int hx_send(struct hx_sock *s, const void *frame, size_t len)
 {
-	if (len > HX_FRAME_MAX || len < 14)
+	if (len > send_max(s->hx) || (s->hx->cfg.proto == HX_RAW && len < 14))
 		return -EMSGSIZE;
 	if (s->hx->kind == HX_XDP)
 		return hx_xdp_send(s, frame, len);
-	memcpy(s->txbuf + (size_t)s->ntx * HX_FRAME_MAX, frame, len);
+	memcpy(s->txbuf + s->ntx * send_max(s->hx), frame, len);
 	s->txlen[s->ntx++] = (uint16_t)len;
 	return s->ntx == HX_BATCH ? sock_flush(s) : 0;
 }
@@ -325,6 +348,18 @@ int hx_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned 
 	return sock_recv(s, frames, lens, n, timeout_ms);
 }
 
+void hx_wait(struct hx_sock *s, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
+
+	if (s->hx->kind == HX_XDP) {
+		hx_xdp_wait(s, timeout_ms);
+		return;
+	}
+	s->st.wakeups++;
+	(void)poll(&pfd, 1, timeout_ms);
+}
+
 void hx_stats_get(struct hx_sock *s, struct hx_stats *st)
 {
 	struct tpacket_stats ps;
@@ -336,7 +371,8 @@ void hx_stats_get(struct hx_sock *s, struct hx_stats *st)
 		return;
 	}
 	/* The kernel's drops for this socket (a full receive buffer); reading resets them. */
-	if (getsockopt(s->fd, SOL_PACKET, PACKET_STATISTICS, &ps, &len) == 0)
+	if (s->hx->cfg.proto == HX_RAW &&
+	    getsockopt(s->fd, SOL_PACKET, PACKET_STATISTICS, &ps, &len) == 0)
 		s->st.rx_dropped += ps.tp_drops;
 	*st = s->st;
 }

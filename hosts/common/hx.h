@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum hx_proto {
+	HX_RAW, /* whole Ethernet frames of one EtherType */
+	HX_UDP, /* UDP payloads to and from one IPv4 peer (the transport adds the headers) */
+};
+
 enum hx_kind {
 	HX_AUTO,   /* AF_XDP when it can be set up, else sockets (hx_describe() says why) */
 	HX_SOCKET, /* kernel sockets */
@@ -26,12 +31,20 @@ enum hx_kind {
 
 #define HX_MAX_SOCKS 64u   /* sockets (threads) per device */
 #define HX_FRAME_MAX 1514u /* longest frame sent or received (no FCS) */
+#define HX_UDP_MAX   1472u /* longest UDP payload (HX_FRAME_MAX less Ethernet, IPv4, UDP) */
 #define HX_BATCH     64u   /* frames one flush sends, one receive returns, at most */
 #define HX_RING_DEF  2048u /* ring entries per socket by default */
 
 struct hx_cfg {
-	const char *dev;    /* interface name */
-	enum hx_kind kind;  /* HX_AUTO by default */
+	const char *dev;   /* interface name (HX_UDP: NULL, the one the route to peer takes) */
+	enum hx_kind kind; /* HX_AUTO by default */
+	enum hx_proto proto;
+	/* HX_UDP: socket i is bound to local port udp_port + i and talks to peer_ip:peer_port
+	 * only (network order); on AF_XDP the peer must be on the link (its MAC is resolved
+	 * through the kernel's neighbour table). */
+	uint32_t peer_ip;
+	uint16_t peer_port, udp_port;
+	/* HX_RAW: */
 	uint16_t ethertype; /* frames of this EtherType (host order) */
 	/* Received frames: destination MAC starting with mac[0..mac_len-1]. With mac_len 5,
 	 * socket i receives the frames to mac[0..4]:(mac[5] + i); otherwise socket 0 all. */
@@ -47,8 +60,8 @@ struct hx_stats {
 	uint64_t tx;      /* frames handed to the device */
 	uint64_t tx_full; /* frames not sent: the device's queue stayed full (lost, as on a wire) */
 	uint64_t rx;      /* frames received */
-	uint64_t rx_dropped; /* AF_XDP: dropped by the kernel for this socket (ring full, no buffer)
-	                      */
+	uint64_t rx_dropped; /* dropped for this socket by the kernel (ring or buffer full) */
+	uint64_t rx_bad;     /* HX_UDP on AF_XDP: not from the peer, or bad IPv4/UDP headers */
 	uint64_t wakeups;    /* system calls made to send or to wait */
 };
 
@@ -72,19 +85,22 @@ enum hx_kind hx_kind(const struct hx *hx);
 const char *hx_describe(const struct hx *hx);
 
 /*
- * Queues one frame (copied) for sending; a full batch goes out at once, the rest at
- * hx_flush(). 0, or -EMSGSIZE (longer than HX_FRAME_MAX, or shorter than an Ethernet header);
- * a frame the device cannot take is counted in tx_full, not an error (a loss on the wire).
+ * Queues one frame (HX_UDP: one payload) for sending, copied; a full batch goes out at once,
+ * the rest at hx_flush(). 0, or -EMSGSIZE (longer than HX_FRAME_MAX or HX_UDP_MAX, or a frame
+ * shorter than an Ethernet header); a frame the device cannot take is counted in tx_full, not
+ * an error (a loss on the wire).
  */
 int hx_send(struct hx_sock *s, const void *frame, size_t len);
 /* Sends what hx_send() queued. 0 or -errno (an error of the socket itself). */
 int hx_flush(struct hx_sock *s);
 /*
- * Receives up to n (<= HX_BATCH) frames: frames[i], lens[i], valid until the next hx_recv() on
- * this socket. Waits at most timeout_ms (0: not at all) for the first. Returns the count or
- * -errno. Flushes queued sends first.
+ * Receives up to n (<= HX_BATCH) frames (HX_UDP: payloads from the peer): frames[i], lens[i],
+ * valid until the next hx_recv() on this socket. Waits at most timeout_ms (0: not at all) for
+ * the first. Returns the count or -errno. Flushes queued sends first.
  */
 int hx_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n, int timeout_ms);
+/* Waits at most timeout_ms until something can be received (without taking it). */
+void hx_wait(struct hx_sock *s, int timeout_ms);
 /* The socket's counters so far. */
 void hx_stats_get(struct hx_sock *s, struct hx_stats *st);
 /* "xdp", "socket" or "auto" -> kind. 0 or -EINVAL. */

@@ -35,6 +35,7 @@ struct hx_sock {
 	uint32_t txqlen[HX_BATCH];
 	uint64_t held[HX_BATCH]; /* rx frames handed out by the last hx_recv() */
 	unsigned nheld;
+	uint16_t ip_id; /* HX_UDP on AF_XDP: the next IPv4 id */
 };
 
 struct hx {
@@ -55,6 +56,9 @@ struct hx {
 	unsigned ntx_per_sock; /* then ntx_per_sock tx frames per socket */
 	struct bpf_object *obj;
 	struct bpf_link *link;
+	/* HX_UDP on AF_XDP: the route's source address and the MACs of the link */
+	uint32_t local_ip;
+	uint8_t own_mac[6], peer_mac[6];
 };
 
 /* AF_XDP: sets up hx's sockets (hx->socks allocated, kind unset). 0 or -errno with why. */
@@ -65,6 +69,16 @@ int hx_xdp_flush(struct hx_sock *s);
 int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n,
                 int timeout_ms);
 void hx_xdp_stats(struct hx_sock *s, struct hx_stats *st);
+void hx_xdp_wait(struct hx_sock *s, int timeout_ms);
+
+/* HX_UDP: a connected UDP socket for s (kernel sockets). 0 or -errno. */
+int hx_udp_sock_open(struct hx_sock *s);
+/* HX_UDP on AF_XDP: the route to the peer, its device (hx->dev), the MACs. 0 or -errno, why. */
+int hx_udp_resolve(struct hx *hx, char *why, size_t whylen);
+/* Writes the frame carrying payload from socket s into f; returns its length. */
+size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t len);
+/* The payload of a frame from the peer to us: its length, or -1 if it is not one. */
+int hx_udp_parse(const struct hx *hx, const uint8_t *f, size_t len, const uint8_t **payload);
 
 /* The owner of UMEM tx frame addr: its socket's index (frames laid out as in struct hx). */
 static inline unsigned hx_tx_owner(const struct hx *hx, uint64_t addr)

@@ -6,6 +6,9 @@
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
@@ -41,6 +44,26 @@ static __always_inline int count(__u32 what, int verdict)
 	return verdict;
 }
 
+/* The socket of an IPv4 UDP frame to r->ip:[r->port, r->port + nsock), or -1. */
+static __always_inline int udp_key(const struct hx_rule *r, const struct ethhdr *eth,
+                                   const __u8 *end)
+{
+	const struct iphdr *ip = (const struct iphdr *)(eth + 1);
+	const struct udphdr *udp;
+	__u16 port;
+
+	if (eth->h_proto != bpf_htons(ETH_P_IP) || (const __u8 *)(ip + 1) > end || ip->ihl < 5 ||
+	    ip->protocol != IPPROTO_UDP || ip->daddr != r->ip || (ip->frag_off & bpf_htons(0x3fff)))
+		return -1;
+	udp = (const struct udphdr *)((const __u8 *)ip + ip->ihl * 4);
+	if ((const __u8 *)(udp + 1) > end)
+		return -1;
+	port = bpf_ntohs(udp->dest);
+	if (port < r->port || port - r->port >= r->nsock)
+		return -1;
+	return port - r->port;
+}
+
 SEC("xdp")
 int hx_xdp(struct xdp_md *ctx)
 {
@@ -50,7 +73,17 @@ int hx_xdp(struct xdp_md *ctx)
 	__u32 zero = 0, key = 0;
 	const struct hx_rule *r = bpf_map_lookup_elem(&hx_rules, &zero);
 
-	if (!r || (const __u8 *)(eth + 1) > end || eth->h_proto != bpf_htons(r->ethertype))
+	if (!r || (const __u8 *)(eth + 1) > end)
+		return count(HX_PROG_PASSED, XDP_PASS);
+	if (r->udp) {
+		int k = udp_key(r, eth, end);
+
+		if (k < 0)
+			return count(HX_PROG_PASSED, XDP_PASS);
+		key = (__u32)k;
+		goto redirect;
+	}
+	if (eth->h_proto != bpf_htons(r->ethertype))
 		return count(HX_PROG_PASSED, XDP_PASS);
 #pragma unroll
 	for (int i = 0; i < 6; i++)
@@ -60,6 +93,7 @@ int hx_xdp(struct xdp_md *ctx)
 		key = (__u8)(eth->h_dest[5] - r->key_base);
 	if (key >= r->nsock)
 		return count(HX_PROG_NO_SOCK, XDP_PASS);
+redirect:
 	if (bpf_redirect_map(&hx_xsks, key, XDP_PASS) != XDP_REDIRECT)
 		return count(HX_PROG_NO_SOCK, XDP_PASS);
 	return count(HX_PROG_MATCHED, XDP_REDIRECT);

@@ -12,8 +12,8 @@
 #define HX_PROG_MAX_SOCKS 64 /* entries of the XSKMAP: sockets one program serves */
 
 /*
- * A frame is this host's when its EtherType is ethertype and the first mac_len bytes of its
- * destination MAC are mac's; it goes to the socket mac[5] - key_base (wrapping: a key beyond
+ * Raw (udp 0): a frame is this host's when its EtherType is ethertype and the first mac_len bytes
+ * of its destination MAC are mac's; it goes to the socket mac[5] - key_base (wrapping: a key beyond
  * the sockets passes to the kernel) when mac_len is 5, else to socket 0.
  */
 struct hx_rule {
@@ -22,6 +22,12 @@ struct hx_rule {
 	__u8 key_base;
 	__u16 ethertype; /* host order */
 	__u16 nsock;
+	/* udp: IPv4 (unfragmented) UDP to ip (network order) and a destination port in
+	 * [port, port + nsock): socket port - port. mac_len, key_base and ethertype unused. */
+	__u32 ip;
+	__u16 port; /* host order */
+	__u8 udp;
+	__u8 pad;
 };
 
 /* What the program counts, per CPU (key of the hx_counts array). */

@@ -56,7 +56,10 @@ static int prog_attach(struct hx *hx, char *why, size_t whylen)
 	struct hx_rule rule = {.mac_len = c->mac_len,
 	                       .key_base = c->mac[5],
 	                       .ethertype = c->ethertype,
-	                       .nsock = (uint16_t)c->nsock};
+	                       .nsock = (uint16_t)c->nsock,
+	                       .ip = hx->local_ip,
+	                       .port = c->udp_port,
+	                       .udp = c->proto == HX_UDP};
 	struct bpf_program *prog;
 	uint32_t zero = 0;
 	int rc;
@@ -203,6 +206,8 @@ int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 	uint64_t *addrs;
 	int rc, xsks_fd;
 
+	if (hx->cfg.proto == HX_UDP && (rc = hx_udp_resolve(hx, why, whylen)) < 0)
+		return rc;
 	hx->ifindex = (int)if_nametoindex(hx->dev);
 	if (hx->ifindex == 0) {
 		snprintf(why, whylen, "no interface %s", hx->dev);
@@ -223,9 +228,10 @@ int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 		addrs[k] = (uint64_t)k * HX_XDP_FRAME;
 	fill_put(hx, addrs, hx->nrx_frames);
 	free(addrs);
-	snprintf(hx->desc, sizeof(hx->desc), "xdp (AF_XDP on %s queue 0, %s, %s, %u socket%s)",
-	         hx->dev, mode_name(&hx->socks[0]), hx->cfg.busy_poll ? "busy-poll" : "blocking",
-	         hx->cfg.nsock, hx->cfg.nsock == 1 ? "" : "s");
+	snprintf(hx->desc, sizeof(hx->desc), "xdp (AF_XDP%s on %s queue 0, %s, %s, %u socket%s)",
+	         hx->cfg.proto == HX_UDP ? ", UDP" : "", hx->dev, mode_name(&hx->socks[0]),
+	         hx->cfg.busy_poll ? "busy-poll" : "blocking", hx->cfg.nsock,
+	         hx->cfg.nsock == 1 ? "" : "s");
 	return 0;
 }
 
@@ -353,7 +359,10 @@ int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len)
 		usleep(20);
 	}
 	a = s->free_tx[--s->nfree];
-	memcpy(xsk_umem__get_data(hx->area, a), frame, len);
+	if (hx->cfg.proto == HX_UDP)
+		len = hx_udp_build(s, xsk_umem__get_data(hx->area, a), frame, len);
+	else
+		memcpy(xsk_umem__get_data(hx->area, a), frame, len);
 	s->txq[s->ntx] = a;
 	s->txqlen[s->ntx++] = (uint32_t)len;
 	if (s->ntx == HX_BATCH)
@@ -407,17 +416,43 @@ int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsig
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&s->rx, idx + i);
 		uint64_t a = xsk_umem__add_offset_to_addr(d->addr);
 
+		const uint8_t *f = xsk_umem__get_data(s->hx->area, a);
+		int plen;
+
 		s->held[s->nheld++] = xsk_umem__extract_addr(d->addr);
 		if (d->len > HX_FRAME_MAX) {
 			s->st.rx_dropped++;
 			continue;
 		}
-		frames[k] = xsk_umem__get_data(s->hx->area, a);
-		lens[k++] = (uint16_t)d->len;
+		if (s->hx->cfg.proto == HX_UDP) {
+			plen = hx_udp_parse(s->hx, f, d->len, &f);
+			if (plen < 0) {
+				s->st.rx_bad++;
+				continue;
+			}
+		} else {
+			plen = (int)d->len;
+		}
+		frames[k] = f;
+		lens[k++] = (uint16_t)plen;
 	}
 	xsk_ring_cons__release(&s->rx, got);
 	s->st.rx += k;
 	return (int)k;
+}
+
+void hx_xdp_wait(struct hx_sock *s, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = xsk_socket__fd(s->xsk), .events = POLLIN};
+
+	if (timeout_ms <= 0 || xsk_cons_nb_avail(&s->rx, 1))
+		return;
+	if (s->hx->cfg.busy_poll) {
+		rx_spin(s, mono_ns() + (uint64_t)timeout_ms * 1000000ull);
+		return;
+	}
+	s->st.wakeups++;
+	(void)poll(&pfd, 1, timeout_ms);
 }
 
 void hx_xdp_stats(struct hx_sock *s, struct hx_stats *st)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The host transport on a veth pair (test_hx.sh makes it in a namespace of its own): each test
- * runs against both kinds on side A, with kernel sockets on side B as the far end.
- *   test_hx DEV_A DEV_B
+ * The host transport on a veth pair (test_hx.sh makes it, each end in a namespace of its own):
+ * each test runs against both kinds on side A, with kernel sockets on side B as the far end.
+ *   test_hx DEV_A DEV_B NETNS_OF_B   (run in A's namespace)
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,15 +15,21 @@
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sched.h>
 
 #include "hx.h"
 
 #define ETYPE 0x0700
 
 static const char *dev_a, *dev_b;
-static struct hx *opened[4]; /* closed after each test, failed or not */
+static int ns_a = -1, ns_b = -1;      /* network namespaces of A (ours) and B */
+static struct hx *opened[4];          /* closed after each test, failed or not */
+static int fds[4] = {-1, -1, -1, -1}; /* ... and these sockets */
 static const uint8_t pfx[6] = {0x77, 0x77, 0x77, 0x77, 0x77, 0x05};
 
 static struct hx *track(struct hx *hx)
@@ -42,8 +48,17 @@ static int close_all(void **state)
 	for (unsigned i = 0; i < 4; i++) {
 		hx_close(opened[i]);
 		opened[i] = NULL;
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
 	}
 	return 0;
+}
+
+/* Makes what follows (opening sockets) happen in B's namespace, or back in A's. */
+static void in_b(bool b)
+{
+	assert_int_equal(setns(b ? ns_b : ns_a, CLONE_NEWNET), 0);
 }
 
 static struct hx *open_kind(const char *dev, enum hx_kind kind, unsigned nsock, uint8_t mac_len,
@@ -60,7 +75,9 @@ static struct hx *open_kind(const char *dev, enum hx_kind kind, unsigned nsock, 
 	int rc;
 
 	memcpy(c.mac, pfx, 6);
+	in_b(dev == dev_b);
 	rc = hx_open(&hx, &c, why, sizeof(why));
+	in_b(false);
 	if (rc < 0)
 		fail_msg("hx_open(%s, kind %d): %s: %s", dev, kind, strerror(-rc), why);
 	assert_int_equal(hx_kind(track(hx)), kind);
@@ -335,6 +352,128 @@ static void auto_kind(void **state)
 	assert_non_null(strstr(why, "XDP program"));
 }
 
+/* A kernel UDP socket on B's address, port. */
+static int udp_peer(uint16_t port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct timeval tv = {0, 300000};
+
+	int fd;
+
+	in_b(true);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	in_b(false);
+	inet_pton(AF_INET, "10.77.0.2", &a.sin_addr);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){4 << 20}, sizeof(int));
+	for (unsigned i = 0; i < 4; i++)
+		if (fds[i] < 0) {
+			fds[i] = fd;
+			break;
+		}
+	return fd;
+}
+
+/*
+ * UDP payloads to and from a kernel socket of the peer: each socket sends from its own port,
+ * receives what is sent to it, and nothing from another source.
+ */
+static void udp(enum hx_kind kind)
+{
+	struct hx_cfg c = {.kind = kind,
+	                   .proto = HX_UDP,
+	                   .peer_port = htons(5000),
+	                   .udp_port = 6000,
+	                   .nsock = 2};
+	int peer = udp_peer(5000), other = udp_peer(5001);
+	const uint8_t *fr[HX_BATCH];
+	uint16_t lens[HX_BATCH];
+	struct sockaddr_in from, to = {.sin_family = AF_INET};
+	socklen_t fl = sizeof(from);
+	uint8_t buf[2048], p[HX_UDP_MAX];
+	char why[256] = "";
+	struct hx *a;
+	int rc;
+
+	inet_pton(AF_INET, "10.77.0.2", &c.peer_ip);
+	rc = hx_open(&a, &c, why, sizeof(why));
+	if (rc < 0)
+		fail_msg("hx_open(UDP, kind %d): %s", kind, why);
+	track(a);
+	assert_int_equal(hx_kind(a), kind);
+	for (unsigned i = 0; i < 2; i++)
+		for (unsigned k = 0; k < 100; k++) {
+			memset(p, (int)(i * 100 + k), sizeof(p));
+			assert_int_equal(hx_send(hx_sock(a, i), p, 1 + k * 14), 0);
+		}
+	assert_int_equal(hx_send(hx_sock(a, 0), p, HX_UDP_MAX + 1), -EMSGSIZE);
+	assert_int_equal(hx_flush(hx_sock(a, 0)), 0);
+	assert_int_equal(hx_flush(hx_sock(a, 1)), 0);
+	for (unsigned j = 0, next[2] = {0, 0}; j < 200; j++) {
+		ssize_t n = recvfrom(peer, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+		unsigned i = ntohs(from.sin_port) - 6000u, k;
+
+		if (!(n > 0 && i < 2))
+			print_message("j %u n %zd port %u errno %d\n", j, n, ntohs(from.sin_port),
+			              errno);
+		assert_true(n > 0 && i < 2);
+		k = next[i]++; /* each socket's payloads in order */
+		assert_int_equal(n, 1 + k * 14);
+		assert_int_equal(buf[n - 1], (uint8_t)(i * 100 + k));
+	}
+	/* back: to each socket's port, from the peer and from another port */
+	inet_pton(AF_INET, "10.77.0.1", &to.sin_addr);
+	for (unsigned i = 0; i < 2; i++) {
+		to.sin_port = htons((uint16_t)(6000 + i));
+		memset(p, (int)(7 + i), 300);
+		assert_int_equal(sendto(other, p, 300, 0, (struct sockaddr *)&to, sizeof(to)), 300);
+		assert_int_equal(sendto(peer, p, 300, 0, (struct sockaddr *)&to, sizeof(to)), 300);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		unsigned got = 0;
+
+		while ((rc = hx_recv(hx_sock(a, i), fr, lens, HX_BATCH, 300)) > 0)
+			for (int k = 0; k < rc; k++, got++) {
+				assert_int_equal(lens[k], 300);
+				assert_int_equal(fr[k][299], 7 + i);
+			}
+		assert_int_equal(got, 1);
+	}
+}
+
+static void udp_socket(void **state)
+{
+	(void)state;
+	udp(HX_SOCKET);
+}
+
+static void udp_xdp(void **state)
+{
+	(void)state;
+	udp(HX_XDP);
+}
+
+/* An off-link peer: AF_XDP cannot have its MAC, auto says so and takes sockets. */
+static void udp_no_neighbour(void **state)
+{
+	struct hx_cfg c = {.kind = HX_AUTO,
+	                   .proto = HX_UDP,
+	                   .peer_port = htons(5000),
+	                   .udp_port = 6100,
+	                   .nsock = 1};
+	char why[256] = "";
+	struct hx *a;
+
+	(void)state;
+	inet_pton(AF_INET, "10.77.0.99", &c.peer_ip); /* nobody */
+	assert_int_equal(hx_open(&a, &c, why, sizeof(why)), 0);
+	track(a);
+	assert_int_equal(hx_kind(a), HX_SOCKET);
+	assert_non_null(strstr(hx_describe(a), "no neighbour entry for 10.77.0.99"));
+}
+
 #define T(f) cmocka_unit_test_teardown(f, close_all)
 
 int main(int argc, char **argv)
@@ -342,14 +481,21 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	        T(bad_config),  T(demux_socket),     T(demux_xdp),     T(batches_socket),
 	        T(batches_xdp), T(full_ring_socket), T(full_ring_xdp), T(tx_ring_wrap),
-	        T(too_large),   T(passes_to_kernel), T(auto_kind),
+	        T(too_large),   T(passes_to_kernel), T(auto_kind),     T(udp_socket),
+	        T(udp_xdp),     T(udp_no_neighbour),
 	};
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: test_hx DEV_A DEV_B (see test_hx.sh)\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_hx DEV_A DEV_B NETNS_OF_B (see test_hx.sh)\n");
 		return 2;
 	}
 	dev_a = argv[1];
 	dev_b = argv[2];
+	ns_a = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ns_b = open(argv[3], O_RDONLY | O_CLOEXEC);
+	if (ns_a < 0 || ns_b < 0) {
+		perror("test_hx: network namespaces");
+		return 2;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
