@@ -63,6 +63,8 @@ struct hx_stats {
 	uint64_t rx_dropped; /* dropped for this socket by the kernel (ring or buffer full) */
 	uint64_t rx_bad;     /* HX_UDP on AF_XDP: not from the peer, or bad IPv4/UDP headers */
 	uint64_t wakeups;    /* system calls made to send or to wait */
+	/* AF_XDP, the whole device: completions of frames not in flight, ignored */
+	uint64_t tx_bad_completions;
 };
 
 struct hx;

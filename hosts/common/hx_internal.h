@@ -54,6 +54,9 @@ struct hx {
 	pthread_mutex_t lock;
 	unsigned nrx_frames;   /* frames [0, nrx_frames) feed the fill ring */
 	unsigned ntx_per_sock; /* then ntx_per_sock tx frames per socket */
+	unsigned ntx_frames;   /* all of them */
+	uint8_t *tx_busy;      /* per tx frame: submitted, not completed yet */
+	uint64_t bad_completions;
 	struct bpf_object *obj;
 	struct bpf_link *link;
 	/* HX_UDP on AF_XDP: the route's source address and the MACs of the link */

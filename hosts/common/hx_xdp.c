@@ -109,6 +109,10 @@ static int umem_create(struct hx *hx, char *why, size_t whylen)
 	hx->ntx_per_sock = ring;
 	uc.fill_size = hx->nrx_frames;
 	uc.comp_size = pow2_at_least(ring * n);
+	hx->ntx_frames = ring * n;
+	hx->tx_busy = calloc(hx->ntx_frames, 1);
+	if (!hx->tx_busy)
+		return -ENOMEM;
 	hx->area_len = (size_t)(hx->nrx_frames + ring * n) * HX_XDP_FRAME;
 	hx->area = mmap(NULL, hx->area_len, PROT_READ | PROT_WRITE,
 	                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -253,6 +257,8 @@ void hx_xdp_close(struct hx *hx)
 	if (hx->obj)
 		bpf_object__close(hx->obj);
 	hx->obj = NULL;
+	free(hx->tx_busy);
+	hx->tx_busy = NULL;
 	if (hx->umem)
 		xsk_umem__delete(hx->umem);
 	hx->umem = NULL;
@@ -277,8 +283,17 @@ static void tx_reclaim(struct hx_sock *s)
 	n = xsk_ring_cons__peek(&hx->cq, hx->cfg.nsock * hx->ntx_per_sock, &idx);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t a = *xsk_ring_cons__comp_addr(&hx->cq, idx + i);
-		struct hx_sock *o = &hx->socks[hx_tx_owner(hx, a)];
+		uint64_t f = a / HX_XDP_FRAME - hx->nrx_frames;
+		struct hx_sock *o;
 
+		/* A completion of a frame not in flight (one the kernel completed twice, or out
+		 * of range) would hand the frame out twice: two sends sharing it. */
+		if (a / HX_XDP_FRAME < hx->nrx_frames || f >= hx->ntx_frames || !hx->tx_busy[f]) {
+			hx->bad_completions++;
+			continue;
+		}
+		hx->tx_busy[f] = 0;
+		o = &hx->socks[hx_tx_owner(hx, a)];
 		o->ret_tx[o->nret++] = a;
 	}
 	xsk_ring_cons__release(&hx->cq, n);
@@ -318,6 +333,7 @@ int hx_xdp_flush(struct hx_sock *s)
 			d->addr = s->txq[done + i];
 			d->len = s->txqlen[done + i];
 			d->options = 0;
+			s->hx->tx_busy[d->addr / HX_XDP_FRAME - s->hx->nrx_frames] = 1;
 		}
 		xsk_ring_prod__submit(&s->tx, k);
 		done += k;
@@ -460,6 +476,7 @@ void hx_xdp_stats(struct hx_sock *s, struct hx_stats *st)
 	struct xdp_statistics xs = {0};
 	socklen_t len = sizeof(xs);
 
+	st->tx_bad_completions = s->hx->bad_completions;
 	if (getsockopt(xsk_socket__fd(s->xsk), SOL_XDP, XDP_STATISTICS, &xs, &len) == 0)
 		st->rx_dropped += xs.rx_dropped + xs.rx_ring_full + xs.rx_invalid_descs;
 }

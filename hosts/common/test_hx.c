@@ -474,6 +474,53 @@ static void udp_no_neighbour(void **state)
 	assert_non_null(strstr(hx_describe(a), "no neighbour entry for 10.77.0.99"));
 }
 
+/*
+ * Both ends on AF_XDP (a receiver with an XDP program, as inswitch's ports are) and a sender
+ * much faster than the receiver: no frame arrives twice.
+ */
+enum { DUP_N = 50000 };
+
+/* Receives what s has (waiting at most timeout_ms), marking each seq seen; returns the count
+ * and adds the seqs seen before to *dups. */
+static unsigned take_seen(struct hx_sock *s, uint8_t *seen, unsigned *dups, int timeout_ms)
+{
+	const uint8_t *fr[HX_BATCH];
+	uint16_t lens[HX_BATCH];
+	unsigned got = 0;
+	int r;
+
+	while ((r = hx_recv(s, fr, lens, HX_BATCH, timeout_ms)) > 0)
+		for (int i = 0; i < r; i++, got++) {
+			uint32_t seq;
+
+			memcpy(&seq, fr[i] + 14, 4);
+			assert_true(seq < DUP_N);
+			*dups += seen[seq]++ > 0;
+		}
+	return got;
+}
+
+static void no_duplicates(void **state)
+{
+	struct hx *a = open_kind(dev_a, HX_XDP, 1, 5, 0), *b = open_kind(dev_b, HX_XDP, 1, 5, 256);
+	static uint8_t seen[DUP_N];
+	unsigned got = 0, dups = 0;
+	uint8_t f[200];
+
+	(void)state;
+	memset(seen, 0, sizeof(seen));
+	for (uint32_t k = 0; k < DUP_N; k++) {
+		frame(f, sizeof(f), 0x05, ETYPE, k);
+		assert_int_equal(hx_send(hx_sock(a, 0), f, sizeof(f)), 0);
+		if (k % 512 == 511)
+			got += take_seen(hx_sock(b, 0), seen, &dups, 0);
+	}
+	hx_flush(hx_sock(a, 0));
+	got += take_seen(hx_sock(b, 0), seen, &dups, 200);
+	print_message("%u of %u received, %u twice\n", got, DUP_N, dups);
+	assert_int_equal(dups, 0);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, close_all)
 
 int main(int argc, char **argv)
@@ -482,7 +529,7 @@ int main(int argc, char **argv)
 	        T(bad_config),  T(demux_socket),     T(demux_xdp),     T(batches_socket),
 	        T(batches_xdp), T(full_ring_socket), T(full_ring_xdp), T(tx_ring_wrap),
 	        T(too_large),   T(passes_to_kernel), T(auto_kind),     T(udp_socket),
-	        T(udp_xdp),     T(udp_no_neighbour),
+	        T(udp_xdp),     T(udp_no_neighbour), T(no_duplicates),
 	};
 
 	if (argc != 4) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SyncAgtr worker engine: one pthread and one connected UDP socket per worker thread id.
+ * The SyncAgtr worker engine: one pthread and one socket of the host transport (hx.h: AF_XDP,
+ * or a connected UDP socket) per worker thread id.
  * Each thread walks its slice of the tensor with a window of W packets: it sends the first
  * min(W, total), and every accepted result for packet k releases packet k + W into the same
  * window position (the other set of the same slot). A packet whose result does not come back
@@ -28,11 +29,10 @@
 #include <sys/socket.h>
 
 #include "host_rtt.h"
+#include "hx.h"
 #include "sa_worker.h"
 
-#define BATCH   64u   /* datagrams per sendmmsg / recvmmsg */
-#define RXBUF   2048u /* larger than any valid result, so oversized ones show as bad */
-#define SOCKBUF (4 << 20)
+#define BATCH 64u /* datagrams per sendmmsg / recvmmsg */
 /* How long the first packet may wait for the kernel to resolve the switch's MAC. */
 #define NEIGH_WAIT_MS 1000u
 
@@ -50,8 +50,8 @@ struct sa_win {
 struct sa_thread {
 	struct sa_worker *w;
 	unsigned tid;
-	int fd;
-	uint32_t shift; /* position in the 2W (slot, set) cycle; carries over between jobs */
+	struct hx_sock *s; /* this thread's socket of w->hx */
+	uint32_t shift;    /* position in the 2W (slot, set) cycle; carries over between jobs */
 	pthread_t th;
 	/* the current job */
 	const uint8_t *in;
@@ -69,14 +69,13 @@ struct sa_thread {
 	int err;
 	/* batches */
 	unsigned ntx;
-	struct mmsghdr txmsg[BATCH], rxmsg[BATCH];
-	struct iovec txiov[BATCH], rxiov[BATCH];
+	uint16_t txlen[BATCH];
 	uint8_t txbuf[BATCH][SA_PAYLOAD_LEN(SA_ELEMS_MAX)];
-	uint8_t rxbuf[BATCH][RXBUF];
 };
 
 struct sa_worker {
 	struct sa_config cfg;
+	struct hx *hx; /* one socket per thread */
 	unsigned job;
 	atomic_int neigh_wait; /* the switch's MAC is not resolved yet: thread 0 sends one first */
 	int checksums;         /* sa_worker_set_checksums */
@@ -119,17 +118,6 @@ const char *sa_worker_error(const struct sa_worker *w)
 	return w->errmsg[0] ? w->errmsg : "no error";
 }
 
-static void sock_bufs(int fd)
-{
-	int v = SOCKBUF;
-
-	/* FORCE works as root past rmem_max; otherwise take what the kernel allows. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) < 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-}
-
 /* 1 if /proc/net/arp (this network namespace's) has a complete entry for ip. */
 static int neigh_complete(struct in_addr ip)
 {
@@ -148,38 +136,37 @@ static int neigh_complete(struct in_addr ip)
 	return found;
 }
 
-static int thread_open(struct sa_worker *w, struct sa_thread *t)
+/* The threads' sockets: thread tid's from worker_port + tid, to the switch's address. */
+static int transport_open(struct sa_worker *w)
 {
 	const struct sa_config *c = &w->cfg;
-	struct sockaddr_in me = {.sin_family = AF_INET}, sw = {.sin_family = AF_INET};
-	unsigned port = c->worker_port + t->tid;
-	int e;
+	struct hx_cfg hc = {.kind = (enum hx_kind)c->transport,
+	                    .proto = HX_UDP,
+	                    .peer_ip = c->switch_ip.s_addr,
+	                    .peer_port = htons(c->switch_port),
+	                    .udp_port = c->worker_port,
+	                    .nsock = c->threads,
+	                    .busy_poll = c->busy_poll};
+	char why[320];
+	int rc = hx_open(&w->hx, &hc, why, sizeof(why));
 
-	t->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (t->fd < 0) {
-		e = errno;
-		set_error(w, "UDP socket: %s", strerror(e));
-		return -e;
+	if (rc < 0) {
+		set_error(w, "%s%s", why,
+		          rc == -EADDRINUSE ? " (another worker on this host? see --worker-port)"
+		                            : "");
+		return rc;
 	}
-	sock_bufs(t->fd);
-	me.sin_addr.s_addr = htonl(INADDR_ANY);
-	me.sin_port = htons((uint16_t)port);
-	sw.sin_addr = c->switch_ip;
-	sw.sin_port = htons(c->switch_port);
-	if (bind(t->fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
-		e = errno;
-		set_error(w, "bind UDP port %u: %s%s", port, strerror(e),
-		          e == EADDRINUSE ? " (another worker on this host? see --worker-port)"
-		                          : "");
-		return -e;
-	}
-	if (connect(t->fd, (struct sockaddr *)&sw, sizeof(sw)) < 0) {
-		e = errno;
-		set_error(w, "connect to %s:%u: %s", inet_ntoa(c->switch_ip), c->switch_port,
-		          strerror(e));
-		return -e;
-	}
+	for (unsigned i = 0; i < c->threads; i++)
+		w->th[i].s = hx_sock(w->hx, i);
+	/* AF_XDP had the switch's MAC resolved before it could open */
+	if (hx_kind(w->hx) == HX_XDP)
+		atomic_store(&w->neigh_wait, 0);
 	return 0;
+}
+
+const char *sa_worker_transport(const struct sa_worker *w)
+{
+	return hx_describe(w->hx);
 }
 
 struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen)
@@ -204,21 +191,18 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 	if (!w->th)
 		goto nomem;
 	for (i = 0; i < cfg->threads; i++) {
-		w->th[i].fd = -1;
 		w->th[i].w = w;
 		w->th[i].tid = i;
-	}
-	for (i = 0; i < cfg->threads; i++) {
 		w->th[i].win = calloc(cfg->window, sizeof(struct sa_win));
 		if (!w->th[i].win)
 			goto nomem;
-		rc = thread_open(w, &w->th[i]);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s", w->errmsg);
-			sa_worker_destroy(w);
-			errno = -rc;
-			return NULL;
-		}
+	}
+	rc = transport_open(w);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", w->errmsg);
+		sa_worker_destroy(w);
+		errno = -rc;
+		return NULL;
 	}
 	return w;
 nomem:
@@ -234,11 +218,9 @@ void sa_worker_destroy(struct sa_worker *w)
 
 	if (!w)
 		return;
-	for (i = 0; w->th && i < w->cfg.threads; i++) {
-		if (w->th[i].fd >= 0)
-			close(w->th[i].fd);
+	hx_close(w->hx);
+	for (i = 0; w->th && i < w->cfg.threads; i++)
 		free(w->th[i].win);
-	}
 	free(w->th);
 	pthread_mutex_destroy(&w->errlock);
 	pthread_mutex_destroy(&w->donelock);
@@ -275,19 +257,11 @@ static unsigned win_pos(const struct sa_thread *t, uint64_t k)
 
 static void tx_flush(struct sa_thread *t)
 {
-	unsigned sent = 0;
-	int n;
-
-	while (sent < t->ntx) {
-		n = sendmmsg(t->fd, t->txmsg + sent, t->ntx - sent, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* ICMP errors, ENOBUFS, no ARP answer yet: the timeouts resend. */
-			break;
-		}
-		sent += (unsigned)n;
-	}
+	/* What the path refuses (ICMP errors, a full queue, no ARP answer yet) is lost: the
+	 * timeouts resend it. */
+	for (unsigned i = 0; i < t->ntx; i++)
+		(void)hx_send(t->s, t->txbuf[i], t->txlen[i]);
+	(void)hx_flush(t->s);
 	t->ntx = 0;
 }
 
@@ -351,7 +325,7 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 			sa_pkt_put_i32(buf, NULL, 0, c->elems);
 	}
 	sa_pkt_put_hdr(buf, c->elems, (uint8_t)t->w->job, (uint32_t)k, slot, set, e0);
-	t->txiov[t->ntx].iov_len = SA_PAYLOAD_LEN(c->elems);
+	t->txlen[t->ntx] = (uint16_t)SA_PAYLOAD_LEN(c->elems);
 	t->ntx++;
 	t->st.packets++;
 }
@@ -525,23 +499,20 @@ static void publish(struct sa_thread *t)
 
 static int rx_burst(struct sa_thread *t)
 {
-	int n, i;
+	const uint8_t *frames[BATCH];
+	uint16_t lens[BATCH];
+	int n = hx_recv(t->s, frames, lens, BATCH, 0);
 
-	n = recvmmsg(t->fd, t->rxmsg, BATCH, MSG_DONTWAIT, NULL);
-	if (n <= 0)
-		return n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED ? -errno
-		                                                                           : 0;
+	if (n == -ECONNREFUSED || n == -EINTR)
+		return 0;
 	uint64_t now = now_ns();
-	for (i = 0; i < n; i++) {
-		on_reply(t, t->rxbuf[i], t->rxmsg[i].msg_len, now);
-		t->rxmsg[i].msg_hdr.msg_flags = 0;
-	}
+	for (int i = 0; i < n; i++)
+		on_reply(t, frames[i], lens[i], now);
 	return n;
 }
 
 static void wait_input(struct sa_thread *t)
 {
-	struct pollfd pfd = {.fd = t->fd, .events = POLLIN};
 	uint64_t now = now_ns();
 	int ms = 100;
 
@@ -551,7 +522,7 @@ static void wait_input(struct sa_thread *t)
 	} else if (t->next_deadline <= now) {
 		ms = 0;
 	}
-	(void)poll(&pfd, 1, ms);
+	hx_wait(t->s, ms);
 }
 
 static int give_up(struct sa_thread *t)
@@ -681,12 +652,6 @@ static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_
 	/* last_tx stays: a position is a slot, and the guard spans jobs. */
 	for (i = 0; i < c->window; i++)
 		t->win[i].active = 0;
-	for (i = 0; i < BATCH; i++) {
-		t->txiov[i].iov_base = t->txbuf[i];
-		t->txmsg[i].msg_hdr = (struct msghdr){.msg_iov = &t->txiov[i], .msg_iovlen = 1};
-		t->rxiov[i] = (struct iovec){.iov_base = t->rxbuf[i], .iov_len = RXBUF};
-		t->rxmsg[i].msg_hdr = (struct msghdr){.msg_iov = &t->rxiov[i], .msg_iovlen = 1};
-	}
 }
 
 void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)

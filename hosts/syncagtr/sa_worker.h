@@ -50,10 +50,12 @@ struct sa_config {
 	unsigned first_timeout_ms;
 	unsigned give_up_s; /* fail when a thread sees no progress for this long */
 	unsigned guard_ms;  /* least time between the last send of packet k and k + W */
+	int transport; /* enum hx_kind (hosts/common/hx.h): HX_AUTO (0), HX_SOCKET (1), HX_XDP */
+	int busy_poll; /* AF_XDP: spin instead of sleeping */
 };
 
 /* Fill defaults (4 threads, window 64, 256 values, int32, 20 ms .. 1 s, first window 250 ms,
- * 20 s, port 4000). */
+ * 20 s, port 4000, kernel UDP sockets). */
 void sa_config_default(struct sa_config *cfg);
 /* Check ranges; on error returns -EINVAL and writes a reason to err. */
 int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen);
@@ -196,6 +198,9 @@ int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st);
 int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
                         struct sa_stats *st, sa_progress_fn progress, void *arg);
 const char *sa_worker_error(const struct sa_worker *w);
+/* One line: the transport the threads' sockets use ("xdp (AF_XDP, UDP on eth0 ...)" or
+ * "socket (UDP, batched)..."), as hosts/common/hx.h describes it. */
+const char *sa_worker_transport(const struct sa_worker *w);
 
 /* The element type of the jobs that follow (every worker must change it alike). */
 void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);

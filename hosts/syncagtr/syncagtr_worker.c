@@ -13,6 +13,7 @@
 
 #include "host_args.h"
 #include "sa_session.h"
+#include "hx.h"
 #include "sa_worker.h"
 
 struct opts {
@@ -21,6 +22,7 @@ struct opts {
 	uint64_t seed;
 	unsigned repeat, session;
 	int check, json, quiet, reset, no_barrier;
+	const char *transport; /* "xdp" or "socket": what the worker's sockets use */
 	const char *ctl;
 	const char *attach; /* --attach: the switch port behind which this host is */
 	char rejoin[256];   /* --ctl: this worker's 'worker add' line, to register again */
@@ -52,6 +54,11 @@ static const char usage_text[] =
         "      --first-timeout-ms MS  least timeout of a job's first window and of the start\n"
         "                           barrier, whose answers wait for the slowest worker to\n"
         "                           reach the job (default 250)\n"
+        "      --transport xdp|socket|auto\n"
+        "                           AF_XDP, kernel UDP sockets (the default: see\n"
+        "                           hosts/README.md, The transport) or auto (AF_XDP where it\n"
+        "                           can be set up); one line on stderr says which\n"
+        "      --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
         "      --guard-ms MS        least time between the last send of a packet and the next\n"
         "                           packet of its slot; must exceed the longest delay a copy\n"
         "                           can see in the network (default 3; 0 = SwitchML's behaviour)\n"
@@ -101,6 +108,8 @@ enum {
 	O_NOBARRIER,
 	O_ATTACH,
 	O_FIRST_TIMEOUT,
+	O_TRANSPORT,
+	O_BUSY_POLL,
 };
 
 static const struct option longopts[] = {
@@ -127,6 +136,8 @@ static const struct option longopts[] = {
         {"no-barrier", no_argument, NULL, O_NOBARRIER},
         {"attach", required_argument, NULL, O_ATTACH},
         {"first-timeout-ms", required_argument, NULL, O_FIRST_TIMEOUT},
+        {"transport", required_argument, NULL, O_TRANSPORT},
+        {"busy-poll", no_argument, NULL, O_BUSY_POLL},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -234,6 +245,17 @@ static int set_option(struct opts *o, int c, const char *name, const char *arg)
 			return bad_value(name, arg, "a port number, l2 or auto");
 		o->attach = arg;
 		return 0;
+	case O_TRANSPORT: {
+		enum hx_kind k;
+
+		if (hx_kind_parse(arg, &k) < 0)
+			return bad_value(name, arg, "xdp, socket or auto");
+		o->cfg.transport = (int)k;
+		return 0;
+	}
+	case O_BUSY_POLL:
+		o->cfg.busy_poll = 1;
+		return 0;
 	case O_CHECK:
 		o->check = 1;
 		return 0;
@@ -335,16 +357,18 @@ static void print_json(const struct opts *o, const struct sa_stats *s, int verif
 {
 	double gbps = s->seconds > 0 ? (double)o->count * 4 * 8 * o->repeat / s->seconds / 1e9 : 0;
 
-	printf("{\"rank\":%u,\"workers\":%u,\"type\":\"%s\",\"elems\":%zu,\"elems_per_packet\":%u,"
+	printf("{\"rank\":%u,\"workers\":%u,\"transport\":\"%s\",\"type\":\"%s\",\"elems\":%zu,"
+	       "\"elems_per_packet\":%u,"
 	       "\"threads\":%u,\"window\":%u,\"repeat\":%u,\"packets\":%" PRIu64
 	       ",\"results\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"duplicates\":%" PRIu64
 	       ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"held\":%" PRIu64
 	       ",\"stale_state\":%" PRIu64
 	       ",\"srtt_ms\":%.3f,\"seconds\":%.6f,\"goodput_gbps\":%.4f",
-	       o->cfg.rank, o->cfg.workers, o->cfg.type == SA_INT32 ? "int32" : "float32", o->count,
-	       o->cfg.elems, o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results,
-	       s->retransmits, s->duplicates, s->stale, s->bad, s->held, s->stale_state, s->srtt_ms,
-	       s->seconds, gbps);
+	       o->cfg.rank, o->cfg.workers, o->transport,
+	       o->cfg.type == SA_INT32 ? "int32" : "float32", o->count, o->cfg.elems,
+	       o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results, s->retransmits,
+	       s->duplicates, s->stale, s->bad, s->held, s->stale_state, s->srtt_ms, s->seconds,
+	       gbps);
 	if (!o->no_barrier)
 		printf(",\"barrier_seconds\":%.6f", o->barrier_s);
 	if (o->check && o->cfg.type == SA_FLOAT32)
@@ -495,6 +519,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "syncagtr-worker: %s\n", err);
 		return 1;
 	}
+	o.transport = strncmp(sa_worker_transport(w), "xdp", 3) == 0 ? "xdp" : "socket";
+	if (!o.quiet)
+		fprintf(stderr, "syncagtr-worker: transport: %s\n", sa_worker_transport(w));
 	/* Registered only once everything is ready to send: the others' rendezvous waits for it. */
 	if (o.ctl && register_worker(&o, err, sizeof(err)) < 0) {
 		fprintf(stderr, "syncagtr-worker: session helper: %s\n", err);
