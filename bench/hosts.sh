@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# Host benchmark: how fast jobs finish end to end, hosts and switch together, against what users
+# have today: PyTorch's gloo allreduce over TCP (through the switch's l2 path, on the same hosts).
+#
+# The demo's topology: hosts h1..h5 in network namespaces, joined by veth pairs to inswitch on
+# AF_XDP ports (AF_PACKET where AF_XDP is unavailable). In each run, interleaved so that drift in
+# the machine's speed hits every case alike:
+#   gloo       torch.distributed allreduce (gloo, TCP) of the tensor on h1..h4
+#   syncagtr   syncagtr-worker on h1..h4, each transport (--transport socket, xdp)
+#   atp        atp-worker on h1..h4 and atp-ps on h5, each transport
+# for int32 and float32 tensors of --count elements per worker (default 16 Mi: 64 MiB), and
+#   ask        ask-wordcount of the fortunes text, senders h1, h2, receiver h3 (tuples/s)
+# Every job checks its result; a wrong one stops the benchmark. The report gives, per case, the
+# slowest worker's time and its goodput (tensor bits / time) as min / median / max over the runs,
+# and the ratios of medians to gloo's of the same type and to the same tool on sockets. It goes to
+# stdout and bench/out/hosts.txt, the raw figures to bench/out/hosts.tsv, a plot to
+# bench/out/hosts.png (gnuplot, installed if missing). A benchmark, not a test: it prints.
+#
+# usage: bench/hosts.sh [--runs N] [--count C] [--transports "socket xdp"] [--build DIR]
+# Needs root (namespaces, AF_XDP; uses sudo otherwise). About 1 min a run on a 2-vCPU VM.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=3
+COUNT=16Mi
+TRANSPORTS="socket xdp"
+BUILD=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) RUNS=$2; shift 2 ;;
+	--count) COUNT=$2; shift 2 ;;
+	--transports) TRANSPORTS=$2; shift 2 ;;
+	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
+	*) echo "usage: bench/hosts.sh [--runs N] [--count C] [--transports \"socket xdp\"] [--build DIR]" >&2; exit 2 ;;
+	esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo --preserve-env=PATH "$0" --runs "$RUNS" --count "$COUNT" --transports "$TRANSPORTS" \
+		${BUILD:+--build "$BUILD"}
+fi
+cd "$ROOT"
+scripts/deps.sh
+if [ -z "$BUILD" ]; then
+	scripts/build.sh >/dev/null
+	BUILD=$ROOT/build
+fi
+command -v gnuplot >/dev/null || {
+	echo "bench: installing gnuplot-nox for the plot" >&2
+	apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null 2>&1 ||
+		echo "bench: no gnuplot: the report comes without its plot" >&2
+}
+OUT=$ROOT/bench/out
+mkdir -p "$OUT"
+TSV=$OUT/hosts.tsv
+: >"$TSV"
+elems=$(numfmt --from=iec "${COUNT%i}")
+
+source tests/e2e/lib.sh
+trap isw_cleanup EXIT
+log() { echo "bench: $*" >&2; }
+
+isw_topo_create 5
+isw_switch_start "$BUILD" --pipeline syncagtr >/dev/null || isw_fail "inswitch did not start"
+log "inswitch on $ISW_DRIVER ports"
+isw_l2_static >/dev/null || isw_fail "l2 add"
+isw_ctl l2 flood unknown off >/dev/null
+isw_wait_path 1 10.99.0.5 || isw_wait_path 1 10.99.0.5 || isw_fail "h1 never reached h5"
+for i in 2 3 4; do isw_wait_path $i 10.99.0.1 || isw_fail "h$i never reached h1"; done
+
+# record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files.
+record() {
+	local name=$1 run=$2 s
+	shift 2
+	jq -s -e 'all(.verified == true)' "$@" >/dev/null || {
+		cat "$@" >&2
+		isw_fail "$name run $run: a result was wrong"
+	}
+	s=$(jq -s 'map(.seconds) | max' "$@")
+	printf '%s\t%s\t%s\t%s\n' "$name" "$run" "$s" \
+		"$(awk -v n="$elems" -v s="$s" 'BEGIN { printf "%.4f", n * 32 / s / 1e9 }')" >>"$TSV"
+	log "$name run $run: $s s"
+}
+
+# waitall NAME PIDS...: fails the benchmark unless every process exited 0.
+waitall() {
+	local name=$1 p
+	shift
+	for p in "$@"; do
+		wait "$p" || {
+			cat "$ISW_TMP/$name".*.err >&2 2>/dev/null || true
+			isw_fail "$name: a process failed"
+		}
+	done
+}
+
+gloo_port=29600
+run_gloo() {
+	local type=$1 run=$2 r pids=()
+	gloo_port=$((gloo_port + 1)) # a new rendezvous port a run: no TIME_WAIT in the way
+	for r in 0 1 2 3; do
+		ip netns exec "${ISW_TAG}h$((r + 1))" env GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 \
+			bench/gloo_allreduce.py --rank $r --workers 4 --master "10.99.0.1:$gloo_port" \
+			--count "$elems" --type "$type" >"$ISW_TMP/gloo.$r.json" 2>"$ISW_TMP/gloo.$r.err" &
+		pids+=($!)
+	done
+	waitall gloo "${pids[@]}"
+	record "gloo-$type" "$run" "$ISW_TMP"/gloo.[0-3].json
+}
+
+run_sa() {
+	local type=$1 tr=$2 run=$3 r pids=()
+	# a new run starts from set 0 in every slot (no worker runs now)
+	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$BUILD/hosts/syncagtr/syncagtr-worker" --rank $r --workers 4 \
+			--switch-ip 10.99.0.254 --ctl "$ISW_CTL_SOCK" --session 1 --count "$COUNT" \
+			--type "$type" --transport "$tr" --check --json --quiet \
+			>"$ISW_TMP/sa.$r.json" 2>"$ISW_TMP/sa.$r.err" &
+		pids+=($!)
+	done
+	waitall sa "${pids[@]}"
+	record "syncagtr-$type-$tr" "$run" "$ISW_TMP"/sa.[0-3].json
+}
+
+atp_job=100 # each job of the run its own number (the PS answers a known one from memory)
+run_atp() {
+	local type=$1 tr=$2 run=$3 r pids=() ps job=$((++atp_job))
+	ip netns exec "${ISW_TAG}h5" "$BUILD/hosts/atp/atp-ps" --app 1 --dev eth0 --workers 4 \
+		--transport "$tr" --quiet >/dev/null 2>"$ISW_TMP/atp.ps.err" &
+	ps=$!
+	sleep 0.3
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$BUILD/hosts/atp/atp-worker" --id $r --workers 4 --app 1 \
+			--dev eth0 --count "$COUNT" --type "$type" --transport "$tr" --check --json \
+			--quiet --ctl "$ISW_CTL_SOCK" --job "$job" \
+			>"$ISW_TMP/atp.$r.json" 2>"$ISW_TMP/atp.$r.err" &
+		pids+=($!)
+	done
+	waitall atp "${pids[@]}"
+	kill -TERM $ps 2>/dev/null || true
+	wait $ps || true
+	record "atp-$type-$tr" "$run" "$ISW_TMP"/atp.[0-3].json
+}
+
+ask_input=()
+for f in /usr/share/games/fortunes/*; do
+	[[ -f $f && $f != *.dat && $f != *.u8 ]] && ask_input+=(--input "$f")
+done
+run_ask() {
+	local run=$1 line
+	hosts/ask/ask-wordcount --build "$BUILD/hosts/ask" --receiver-ns "${ISW_TAG}h3" \
+		--receiver-ip 10.99.0.3 --switch-ip 10.99.0.254 --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
+		"${ask_input[@]}" --slots 16 --key-bytes 16 --aa-size 2048 --window 64 \
+		--swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$BUILD/inswitch-ctl" \
+		--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1 \
+		>"$ISW_TMP/ask.out" 2>"$ISW_TMP/ask.err" || {
+		cat "$ISW_TMP/ask.out" "$ISW_TMP/ask.err" >&2
+		isw_fail "ask-wordcount run $run failed"
+	}
+	line=$(grep '^time:' "$ISW_TMP/ask.out")
+	# time: S s, T tuples/s: seconds, and (in the goodput column) M tuples/s
+	printf 'ask-wordcount\t%s\t%s\t%s\n' "$run" "$(echo "$line" | awk '{print $2}')" \
+		"$(echo "$line" | awk '{printf "%.4f", $4 / 1e6}')" >>"$TSV"
+	log "ask-wordcount run $run: $line"
+}
+
+pipeline() {
+	local p out
+	for p in syncagtr atp ask; do
+		[ "$p" = "$1" ] || isw_ctl pipeline disable $p >/dev/null 2>&1 || true
+	done
+	out=$(isw_ctl pipeline enable "$1" 2>&1) || [[ $out == *"already enabled"* ]] ||
+		isw_fail "pipeline enable $1: $out"
+}
+
+for ((run = 1; run <= RUNS; run++)); do
+	pipeline syncagtr
+	for type in int32 float32; do
+		run_gloo $type $run
+		for tr in $TRANSPORTS; do run_sa $type $tr $run; done
+	done
+	pipeline atp
+	isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null
+	for type in int32 float32; do
+		for tr in $TRANSPORTS; do run_atp $type $tr $run; done
+	done
+	pipeline ask
+	isw_ctl ask config set ip 10.99.0.254 >/dev/null
+	run_ask $run
+done
+
+# The report: per case min / median / max of seconds and goodput, ratios of medians.
+report() {
+	sort -k1,1 -k4,4g "$TSV" | awk -F'\t' '
+	{ n[$1]++; g[$1, n[$1]] = $4; s[$1, n[$1]] = $3; order[$1] = order[$1] ? order[$1] : ++cases; name[order[$1]] = $1 }
+	function med(arr, c, k) { k = n[c]; return k % 2 ? arr[c, (k + 1) / 2] : (arr[c, k / 2] + arr[c, k / 2 + 1]) / 2 }
+	END {
+		for (i = 1; i <= cases; i++) { c = name[i]; mg[c] = med(g, c) }
+		printf "%-24s %5s  %-27s %-24s %8s %9s\n", "case", "runs", "seconds min/med/max",
+		       "Gbit/s min/med/max", "x gloo", "x socket"
+		for (i = 1; i <= cases; i++) {
+			c = name[i]; k = n[c]
+			# seconds sorted too: the fastest run has the highest goodput
+			split(c, p, "-"); ref = "gloo-" p[2]; sock = p[1] "-" p[2] "-socket"
+			xg = (c != "ask-wordcount" && (ref in mg)) ? sprintf("%.2f", mg[c] / mg[ref]) : "-"
+			xs = (p[3] != "" && (sock in mg)) ? sprintf("%.2f", mg[c] / mg[sock]) : "-"
+			printf "%-24s %5d  %7.3f %7.3f %7.3f    %6.3f %6.3f %6.3f  %8s %9s\n", c, k,
+			       s[c, k], med(s, c), s[c, 1], g[c, 1], mg[c], g[c, k], xg, xs
+		}
+	}'
+}
+{
+	echo "bench/hosts.sh: $(date -u '+%F %T') UTC, $(nproc) CPUs, $ISW_DRIVER ports, $RUNS runs," \
+		"$COUNT elements per worker ($((elems * 4 / 1048576)) MiB), 4 workers"
+	echo "(ask-wordcount: 'seconds' is the job's time, 'Gbit/s' is M tuples/s)"
+	report
+} | tee "$OUT/hosts.txt"
+
+if command -v gnuplot >/dev/null; then
+	report | awk 'NR > 1 && $1 != "ask-wordcount" { print $1, $7, $6, $8 }' >"$OUT/hosts.dat"
+	gnuplot <<EOF
+set terminal pngcairo size 1000,520 noenhanced
+set output "$OUT/hosts.png"
+set title "Allreduce of $COUNT int32/float32 per worker, 4 workers through inswitch ($RUNS runs: median, min-max)"
+set ylabel "Gbit/s per worker (slowest worker)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.6
+set boxwidth 0.8
+set xtics rotate by -30
+set yrange [0:*]
+set grid ytics
+plot "$OUT/hosts.dat" using 2:3:4:xtic(1) notitle
+EOF
+	log "plot: $OUT/hosts.png"
+fi
