@@ -106,6 +106,8 @@ static size_t send_max(const struct hx *hx)
 static int sock_flush(struct hx_sock *s)
 {
 	size_t stride = send_max(s->hx);
+	bool named = s->hx->cfg.proto == HX_UDP && s->hx->cfg.any_source;
+	struct sockaddr_in to[HX_BATCH];
 	struct mmsghdr msgs[HX_BATCH];
 	struct iovec iov[HX_BATCH];
 	unsigned i = 0, busy = 0;
@@ -115,6 +117,13 @@ static int sock_flush(struct hx_sock *s)
 		memset(&msgs[k], 0, sizeof(msgs[k]));
 		msgs[k].msg_hdr.msg_iov = &iov[k];
 		msgs[k].msg_hdr.msg_iovlen = 1;
+		if (named) {
+			to[k] = (struct sockaddr_in){.sin_family = AF_INET,
+			                             .sin_addr.s_addr = s->txip[k],
+			                             .sin_port = s->txport[k]};
+			msgs[k].msg_hdr.msg_name = &to[k];
+			msgs[k].msg_hdr.msg_namelen = sizeof(to[k]);
+		}
 	}
 	while (i < s->ntx) {
 		int r = sendmmsg(s->fd, msgs + i, s->ntx - i, 0);
@@ -146,9 +155,10 @@ static int sock_flush(struct hx_sock *s)
 	return 0;
 }
 
-static int sock_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n,
-                     int timeout_ms)
+static int sock_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint32_t *ips,
+                     uint16_t *ports, unsigned n, int timeout_ms)
 {
+	struct sockaddr_in from[HX_BATCH];
 	struct mmsghdr msgs[HX_BATCH];
 	struct iovec iov[HX_BATCH];
 	struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
@@ -159,6 +169,10 @@ static int sock_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, 
 		memset(&msgs[i], 0, sizeof(msgs[i]));
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
+		if (ips) {
+			msgs[i].msg_hdr.msg_name = &from[i];
+			msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+		}
 	}
 	r = recvmmsg(s->fd, msgs, n, MSG_DONTWAIT, NULL);
 	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && timeout_ms > 0) {
@@ -174,6 +188,10 @@ static int sock_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, 
 		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC || msgs[i].msg_len > send_max(s->hx)) {
 			s->st.rx_dropped++; /* longer than any frame of ours */
 			continue;
+		}
+		if (ips) {
+			ips[k] = from[i].sin_addr.s_addr;
+			ports[k] = from[i].sin_port;
 		}
 		frames[k] = s->rxbuf + (size_t)i * HX_RX_STRIDE;
 		lens[k++] = (uint16_t)msgs[i].msg_len;
@@ -192,8 +210,11 @@ static int check_cfg(const struct hx_cfg *c, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	if (c->proto == HX_UDP &&
-	    (!c->peer_ip || !c->peer_port || !c->udp_port || c->udp_port + c->nsock > 65536)) {
-		snprintf(why, whylen, "UDP needs a peer address and port, and local ports %u..%u",
+	    ((!c->any_source && (!c->peer_ip || !c->peer_port)) || (!c->udp_port && c->nsock > 1) ||
+	     c->udp_port + c->nsock > 65536)) {
+		snprintf(why, whylen,
+		         "UDP needs a peer address and port (unless from any source), and local "
+		         "ports %u..%u (0: one socket, on a port the kernel chooses)",
 		         c->udp_port, c->udp_port + c->nsock - 1);
 		return -EINVAL;
 	}
@@ -250,6 +271,7 @@ int hx_open(struct hx **out, const struct hx_cfg *cfg, char *why, size_t whylen)
 	if (!hx)
 		return -ENOMEM;
 	hx->cfg = *cfg;
+	hx->reserve_fd = -1;
 	if (!hx->cfg.ring)
 		hx->cfg.ring = HX_RING_DEF;
 	snprintf(hx->dev, sizeof(hx->dev), "%s", cfg->dev ? cfg->dev : "");
@@ -317,15 +339,26 @@ const char *hx_describe(const struct hx *hx)
 	return hx->desc;
 }
 
-int hx_send(struct hx_sock *s, const void *frame, size_t len)
+int hx_sendto(struct hx_sock *s, const void *frame, size_t len, uint32_t ip, uint16_t port)
 {
 	if (len > send_max(s->hx) || (s->hx->cfg.proto == HX_RAW && len < 14))
 		return -EMSGSIZE;
+	if (s->hx->cfg.proto == HX_UDP && (!ip || !port))
+		return -EDESTADDRREQ;
 	if (s->hx->kind == HX_XDP)
-		return hx_xdp_send(s, frame, len);
+		return hx_xdp_send(s, frame, len, ip, port);
 	memcpy(s->txbuf + s->ntx * send_max(s->hx), frame, len);
+	s->txip[s->ntx] = ip;
+	s->txport[s->ntx] = port;
 	s->txlen[s->ntx++] = (uint16_t)len;
 	return s->ntx == HX_BATCH ? sock_flush(s) : 0;
+}
+
+int hx_send(struct hx_sock *s, const void *frame, size_t len)
+{
+	if (s->hx->cfg.proto == HX_RAW)
+		return hx_sendto(s, frame, len, 0, 0); /* a raw frame carries its addresses */
+	return hx_sendto(s, frame, len, s->hx->cfg.peer_ip, s->hx->cfg.peer_port);
 }
 
 int hx_flush(struct hx_sock *s)
@@ -335,7 +368,8 @@ int hx_flush(struct hx_sock *s)
 	return s->ntx ? sock_flush(s) : 0;
 }
 
-int hx_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n, int timeout_ms)
+int hx_recvfrom(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint32_t *ips,
+                uint16_t *ports, unsigned n, int timeout_ms)
 {
 	int rc = hx_flush(s);
 
@@ -344,8 +378,25 @@ int hx_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned 
 	if (n > HX_BATCH)
 		n = HX_BATCH;
 	if (s->hx->kind == HX_XDP)
-		return hx_xdp_recv(s, frames, lens, n, timeout_ms);
-	return sock_recv(s, frames, lens, n, timeout_ms);
+		return hx_xdp_recv(s, frames, lens, ips, ports, n, timeout_ms);
+	return sock_recv(s, frames, lens, ips, ports, n, timeout_ms);
+}
+
+int hx_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n, int timeout_ms)
+{
+	return hx_recvfrom(s, frames, lens, NULL, NULL, n, timeout_ms);
+}
+
+uint16_t hx_local_port(struct hx_sock *s)
+{
+	struct sockaddr_in me;
+	socklen_t len = sizeof(me);
+
+	if (s->hx->kind == HX_XDP)
+		return (uint16_t)(s->hx->cfg.udp_port + s->idx);
+	if (getsockname(s->fd, (struct sockaddr *)&me, &len) < 0)
+		return 0;
+	return ntohs(me.sin_port);
 }
 
 void hx_wait(struct hx_sock *s, int timeout_ms)

@@ -44,6 +44,11 @@ struct hx_cfg {
 	 * through the kernel's neighbour table). */
 	uint32_t peer_ip;
 	uint16_t peer_port, udp_port;
+	/* HX_UDP: receive from any address (hx_recvfrom() says which) and send to any
+	 * (hx_sendto()), the peer being only where hx_send() goes; peer_ip 0: none (then
+	 * AF_XDP needs dev). AF_XDP takes the MAC of an address from the kernel's neighbour
+	 * table, asking the kernel to resolve it and waiting up to 1 s the first time. */
+	bool any_source;
 	/* HX_RAW: */
 	uint16_t ethertype; /* frames of this EtherType (host order) */
 	/* Received frames: destination MAC starting with mac[0..mac_len-1]. With mac_len 5,
@@ -93,6 +98,9 @@ const char *hx_describe(const struct hx *hx);
  * an error (a loss on the wire).
  */
 int hx_send(struct hx_sock *s, const void *frame, size_t len);
+/* HX_UDP: hx_send() to ip:port (network order). -EHOSTUNREACH when AF_XDP finds no MAC for ip
+ * (counted in tx_full too). */
+int hx_sendto(struct hx_sock *s, const void *payload, size_t len, uint32_t ip, uint16_t port);
 /* Sends what hx_send() queued. 0 or -errno (an error of the socket itself). */
 int hx_flush(struct hx_sock *s);
 /*
@@ -101,8 +109,13 @@ int hx_flush(struct hx_sock *s);
  * the first. Returns the count or -errno. Flushes queued sends first.
  */
 int hx_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n, int timeout_ms);
+/* hx_recv() with each payload's source address (network order) in ips[i], ports[i]. */
+int hx_recvfrom(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint32_t *ips,
+                uint16_t *ports, unsigned n, int timeout_ms);
 /* Waits at most timeout_ms until something can be received (without taking it). */
 void hx_wait(struct hx_sock *s, int timeout_ms);
+/* HX_UDP: the socket's local port (host order), the one the kernel chose if udp_port was 0. */
+uint16_t hx_local_port(struct hx_sock *s);
 /* The socket's counters so far. */
 void hx_stats_get(struct hx_sock *s, struct hx_stats *st);
 /* "xdp", "socket" or "auto" -> kind. 0 or -EINVAL. */

@@ -12,6 +12,7 @@
 
 #define HX_RX_STRIDE 2048u /* kernel sockets: receive buffer a frame */
 #define HX_XDP_FRAME 2048u /* AF_XDP: UMEM chunk a frame */
+#define HX_NEIGH     64u   /* AF_XDP, HX_UDP: MACs a socket remembers */
 
 struct hx_sock {
 	struct hx *hx;
@@ -36,6 +37,14 @@ struct hx_sock {
 	uint64_t held[HX_BATCH]; /* rx frames handed out by the last hx_recv() */
 	unsigned nheld;
 	uint16_t ip_id; /* HX_UDP on AF_XDP: the next IPv4 id */
+	/* HX_UDP with any_source: where each queued payload goes (kernel sockets) */
+	uint32_t txip[HX_BATCH];
+	uint16_t txport[HX_BATCH];
+	/* HX_UDP on AF_XDP: MACs of the addresses sent to (direct-mapped) */
+	struct hx_neigh {
+		uint32_t ip;
+		uint8_t mac[6];
+	} neigh[HX_NEIGH];
 };
 
 struct hx {
@@ -62,26 +71,38 @@ struct hx {
 	/* HX_UDP on AF_XDP: the route's source address and the MACs of the link */
 	uint32_t local_ip;
 	uint8_t own_mac[6], peer_mac[6];
+	int reserve_fd; /* HX_UDP on AF_XDP with udp_port 0: holds the port the kernel chose */
 };
 
 /* AF_XDP: sets up hx's sockets (hx->socks allocated, kind unset). 0 or -errno with why. */
 int hx_xdp_open(struct hx *hx, char *why, size_t whylen);
 void hx_xdp_close(struct hx *hx);
-int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len);
+/* Raw: frame; UDP: a payload to ip:port (network order), its MAC found first. */
+int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len, uint32_t ip, uint16_t port);
 int hx_xdp_flush(struct hx_sock *s);
-int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n,
-                int timeout_ms);
+int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint32_t *ips,
+                uint16_t *ports, unsigned n, int timeout_ms);
 void hx_xdp_stats(struct hx_sock *s, struct hx_stats *st);
 void hx_xdp_wait(struct hx_sock *s, int timeout_ms);
 
 /* HX_UDP: a connected UDP socket for s (kernel sockets). 0 or -errno. */
 int hx_udp_sock_open(struct hx_sock *s);
+/* HX_UDP on AF_XDP with udp_port 0: binds a kernel UDP socket to a port the kernel chooses
+ * (so no one else takes it) and makes it cfg.udp_port. 0 or -errno. */
+int hx_udp_reserve(struct hx *hx);
 /* HX_UDP on AF_XDP: the route to the peer, its device (hx->dev), the MACs. 0 or -errno, why. */
 int hx_udp_resolve(struct hx *hx, char *why, size_t whylen);
-/* Writes the frame carrying payload from socket s into f; returns its length. */
-size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t len);
-/* The payload of a frame from the peer to us: its length, or -1 if it is not one. */
-int hx_udp_parse(const struct hx *hx, const uint8_t *f, size_t len, const uint8_t **payload);
+/* Writes the frame carrying payload from socket s to ip:port (MAC mac) into f; its length. */
+size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t len, uint32_t ip,
+                    uint16_t port, const uint8_t *mac);
+/* The payload of a UDP frame to us (from the peer unless any_source): its length and source
+ * (network order), or -1 if it is not one. */
+int hx_udp_parse(struct hx_sock *s, const uint8_t *f, size_t len, const uint8_t **payload,
+                 uint32_t *ip, uint16_t *port);
+/* The MAC for ip: the peer's, or the kernel's neighbour entry (asked for and waited for up to
+ * 1 s the first time; a host that sent to us is usually there, from its ARP request), kept in
+ * s->neigh. 0 or -EHOSTUNREACH. */
+int hx_udp_mac(struct hx_sock *s, uint32_t ip, uint8_t mac[6]);
 
 /* The owner of UMEM tx frame addr: its socket's index (frames laid out as in struct hx). */
 static inline unsigned hx_tx_owner(const struct hx *hx, uint64_t addr)

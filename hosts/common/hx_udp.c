@@ -40,12 +40,49 @@ int hx_udp_sock_open(struct hx_sock *s)
 	if (setsockopt(s->fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) < 0)
 		(void)setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	if (bind(s->fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
-	    connect(s->fd, (struct sockaddr *)&peer, sizeof(peer)) < 0)
+	    (!c->any_source && connect(s->fd, (struct sockaddr *)&peer, sizeof(peer)) < 0))
 		return -errno;
 	return 0;
 }
 
+int hx_udp_reserve(struct hx *hx)
+{
+	struct sockaddr_in me = {.sin_family = AF_INET};
+	socklen_t len = sizeof(me);
+
+	hx->reserve_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (hx->reserve_fd < 0 || bind(hx->reserve_fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
+	    getsockname(hx->reserve_fd, (struct sockaddr *)&me, &len) < 0)
+		return -errno;
+	hx->cfg.udp_port = ntohs(me.sin_port);
+	return 0;
+}
+
 /* The local address the route to the peer takes, and its device. */
+/* The first IPv4 address of hx->dev. */
+static int dev_addr(struct hx *hx, char *why, size_t whylen)
+{
+	struct ifaddrs *ifa, *i;
+	int rc = -EADDRNOTAVAIL;
+
+	if (!hx->dev[0]) {
+		snprintf(why, whylen, "no peer and no device: AF_XDP needs one of them");
+		return -EINVAL;
+	}
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (i = ifa; i && rc < 0; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+		    strcmp(i->ifa_name, hx->dev) == 0) {
+			hx->local_ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+			rc = 0;
+		}
+	freeifaddrs(ifa);
+	if (rc < 0)
+		snprintf(why, whylen, "%s has no IPv4 address", hx->dev);
+	return rc;
+}
+
 static int route(struct hx *hx, char *why, size_t whylen)
 {
 	struct sockaddr_in peer = {.sin_family = AF_INET,
@@ -84,8 +121,8 @@ static int route(struct hx *hx, char *why, size_t whylen)
 	return rc;
 }
 
-/* The peer's MAC if the kernel's neighbour table has it complete on our device. */
-static bool neigh_lookup(const struct hx *hx, uint8_t mac[6])
+/* ip's MAC if the kernel's neighbour table has it complete on our device. */
+static bool neigh_lookup(const struct hx *hx, uint32_t ip_be, uint8_t mac[6])
 {
 	char line[256], ip[64], hw[64], dev[IF_NAMESIZE + 1], want[INET_ADDRSTRLEN];
 	FILE *f = fopen("/proc/net/arp", "re");
@@ -94,7 +131,7 @@ static bool neigh_lookup(const struct hx *hx, uint8_t mac[6])
 
 	if (!f)
 		return false;
-	inet_ntop(AF_INET, &hx->cfg.peer_ip, want, sizeof(want));
+	inet_ntop(AF_INET, &ip_be, want, sizeof(want));
 	while (!found && fgets(line, sizeof(line), f))
 		found = sscanf(line, "%63s %*s %x %63s %*s %16s", ip, &flags, hw, dev) == 4 &&
 		        strcmp(ip, want) == 0 && strcmp(dev, hx->dev) == 0 && (flags & 0x2) &&
@@ -106,8 +143,8 @@ static bool neigh_lookup(const struct hx *hx, uint8_t mac[6])
 	return found;
 }
 
-/* Asks the kernel to resolve the peer now (ip neigh replace PEER dev DEV use). */
-static void neigh_use(const struct hx *hx)
+/* Asks the kernel to resolve ip now (ip neigh replace IP dev DEV use). */
+static void neigh_use(const struct hx *hx, uint32_t ip_be)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -123,7 +160,7 @@ static void neigh_use(const struct hx *hx)
 	               .ndm_state = NUD_NONE,
 	               .ndm_flags = NTF_USE},
 	        .ra = {.rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = NDA_DST},
-	        .ip = hx->cfg.peer_ip,
+	        .ip = ip_be,
 	};
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 
@@ -148,34 +185,61 @@ static int own_mac(const struct hx *hx, uint8_t mac[6])
 	return rc;
 }
 
-int hx_udp_resolve(struct hx *hx, char *why, size_t whylen)
+/* ip's MAC from the kernel, which is asked to resolve it: waits up to NEIGH_WAIT_MS. */
+static int neigh_resolve(const struct hx *hx, uint32_t ip_be, uint8_t mac[6])
 {
 	const struct timespec ms = {0, 1000000};
-	uint8_t peer[6], me[6];
-	int rc;
 
-	if ((rc = route(hx, why, whylen)) < 0)
+	for (unsigned i = 0; !neigh_lookup(hx, ip_be, mac); i++) {
+		if (i == NEIGH_WAIT_MS)
+			return -EHOSTUNREACH;
+		if (i % 200 == 0)
+			neigh_use(hx, ip_be);
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
+int hx_udp_resolve(struct hx *hx, char *why, size_t whylen)
+{
+	int rc = hx->cfg.peer_ip ? route(hx, why, whylen) : dev_addr(hx, why, whylen);
+
+	if (rc < 0)
 		return rc;
 	hx->ifindex = (int)if_nametoindex(hx->dev);
-	if ((rc = own_mac(hx, me)) < 0) {
+	if ((rc = own_mac(hx, hx->own_mac)) < 0) {
 		snprintf(why, whylen, "MAC of %s: %s", hx->dev, strerror(-rc));
 		return rc;
 	}
-	for (unsigned i = 0; !neigh_lookup(hx, peer); i++) {
-		if (i == NEIGH_WAIT_MS) {
-			snprintf(why, whylen,
-			         "no neighbour entry for %s on %s after %u ms (AF_XDP needs the "
-			         "peer on the link)",
-			         inet_ntoa((struct in_addr){hx->cfg.peer_ip}), hx->dev,
-			         NEIGH_WAIT_MS);
-			return -EHOSTUNREACH;
-		}
-		if (i % 200 == 0)
-			neigh_use(hx);
-		nanosleep(&ms, NULL);
+	if (hx->cfg.peer_ip && neigh_resolve(hx, hx->cfg.peer_ip, hx->peer_mac) < 0) {
+		snprintf(why, whylen,
+		         "no neighbour entry for %s on %s after %u ms (AF_XDP needs the peer on "
+		         "the link)",
+		         inet_ntoa((struct in_addr){hx->cfg.peer_ip}), hx->dev, NEIGH_WAIT_MS);
+		return -EHOSTUNREACH;
 	}
-	memcpy(hx->peer_mac, peer, 6);
-	memcpy(hx->own_mac, me, 6);
+	return 0;
+}
+
+static struct hx_neigh *neigh_slot(struct hx_sock *s, uint32_t ip_be)
+{
+	return &s->neigh[(ip_be * 2654435761u) >> 26 & (HX_NEIGH - 1)];
+}
+
+int hx_udp_mac(struct hx_sock *s, uint32_t ip_be, uint8_t mac[6])
+{
+	struct hx_neigh *n = neigh_slot(s, ip_be);
+
+	if (ip_be == s->hx->cfg.peer_ip) {
+		memcpy(mac, s->hx->peer_mac, 6);
+		return 0;
+	}
+	if (n->ip != ip_be) {
+		if (neigh_resolve(s->hx, ip_be, n->mac) < 0)
+			return -EHOSTUNREACH;
+		n->ip = ip_be;
+	}
+	memcpy(mac, n->mac, 6);
 	return 0;
 }
 
@@ -191,13 +255,14 @@ static uint16_t ip_csum(const uint8_t *h)
 	return (uint16_t)~sum;
 }
 
-size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t len)
+size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t len, uint32_t ip,
+                    uint16_t dport, const uint8_t *mac)
 {
 	const struct hx *hx = s->hx;
 	uint16_t ipl = (uint16_t)(len + 28), udpl = (uint16_t)(len + 8), port;
 	uint16_t ck;
 
-	memcpy(f, hx->peer_mac, 6);
+	memcpy(f, mac, 6);
 	memcpy(f + 6, hx->own_mac, 6);
 	f[12] = 0x08;
 	f[13] = 0x00;
@@ -212,14 +277,14 @@ size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t l
 	f[8] = 64;
 	f[9] = IPPROTO_UDP;
 	memcpy(f + 12, &hx->local_ip, 4);
-	memcpy(f + 16, &hx->cfg.peer_ip, 4);
+	memcpy(f + 16, &ip, 4);
 	ck = ip_csum(f);
 	f[10] = (uint8_t)(ck >> 8);
 	f[11] = (uint8_t)ck;
 	port = (uint16_t)(hx->cfg.udp_port + s->idx);
 	f[20] = (uint8_t)(port >> 8);
 	f[21] = (uint8_t)port;
-	memcpy(f + 22, &hx->cfg.peer_port, 2);
+	memcpy(f + 22, &dport, 2);
 	f[24] = (uint8_t)(udpl >> 8);
 	f[25] = (uint8_t)udpl;
 	/* UDP checksum 0: none, which IPv4 allows */
@@ -227,8 +292,10 @@ size_t hx_udp_build(struct hx_sock *s, uint8_t *f, const void *payload, size_t l
 	return len + 42;
 }
 
-int hx_udp_parse(const struct hx *hx, const uint8_t *f, size_t len, const uint8_t **payload)
+int hx_udp_parse(struct hx_sock *s, const uint8_t *f, size_t len, const uint8_t **payload,
+                 uint32_t *src, uint16_t *sport)
 {
+	const struct hx *hx = s->hx;
 	const uint8_t *ip = f + 14, *udp;
 	size_t ihl, ipl, udpl;
 
@@ -237,12 +304,15 @@ int hx_udp_parse(const struct hx *hx, const uint8_t *f, size_t len, const uint8_
 	ihl = (size_t)(ip[0] & 0xf) * 4;
 	ipl = (size_t)ip[2] << 8 | ip[3];
 	if (ihl < 20 || ipl < ihl + 8 || 14 + ipl > len || ip[9] != IPPROTO_UDP ||
-	    memcmp(ip + 12, &hx->cfg.peer_ip, 4) != 0)
+	    (!hx->cfg.any_source && memcmp(ip + 12, &hx->cfg.peer_ip, 4) != 0))
 		return -1;
 	udp = ip + ihl;
 	udpl = (size_t)udp[4] << 8 | udp[5];
-	if (memcmp(udp, &hx->cfg.peer_port, 2) != 0 || udpl < 8 || udpl > ipl - ihl)
+	if ((!hx->cfg.any_source && memcmp(udp, &hx->cfg.peer_port, 2) != 0) || udpl < 8 ||
+	    udpl > ipl - ihl)
 		return -1;
+	memcpy(src, ip + 12, 4);
+	memcpy(sport, udp, 2);
 	*payload = udp + 8;
 	return (int)(udpl - 8);
 }

@@ -212,6 +212,10 @@ int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 
 	if (hx->cfg.proto == HX_UDP && (rc = hx_udp_resolve(hx, why, whylen)) < 0)
 		return rc;
+	if (hx->cfg.proto == HX_UDP && !hx->cfg.udp_port && (rc = hx_udp_reserve(hx)) < 0) {
+		snprintf(why, whylen, "a UDP port: %s", strerror(-rc));
+		return rc;
+	}
 	hx->ifindex = (int)if_nametoindex(hx->dev);
 	if (hx->ifindex == 0) {
 		snprintf(why, whylen, "no interface %s", hx->dev);
@@ -264,6 +268,9 @@ void hx_xdp_close(struct hx *hx)
 	hx->umem = NULL;
 	if (hx->area)
 		munmap(hx->area, hx->area_len);
+	if (hx->reserve_fd >= 0)
+		close(hx->reserve_fd);
+	hx->reserve_fd = -1;
 	hx->area = NULL;
 	if (hx->ifindex)
 		pthread_mutex_destroy(&hx->lock);
@@ -353,11 +360,16 @@ int hx_xdp_flush(struct hx_sock *s)
 	return 0;
 }
 
-int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len)
+int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len, uint32_t ip, uint16_t port)
 {
 	struct hx *hx = s->hx;
+	uint8_t mac[6];
 	uint64_t a;
 
+	if (hx->cfg.proto == HX_UDP && hx_udp_mac(s, ip, mac) < 0) {
+		s->st.tx_full++;
+		return -EHOSTUNREACH;
+	}
 	for (unsigned tries = 0; !s->nfree; tries++) {
 		tx_reclaim(s);
 		if (s->nfree)
@@ -376,7 +388,7 @@ int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len)
 	}
 	a = s->free_tx[--s->nfree];
 	if (hx->cfg.proto == HX_UDP)
-		len = hx_udp_build(s, xsk_umem__get_data(hx->area, a), frame, len);
+		len = hx_udp_build(s, xsk_umem__get_data(hx->area, a), frame, len, ip, port, mac);
 	else
 		memcpy(xsk_umem__get_data(hx->area, a), frame, len);
 	s->txq[s->ntx] = a;
@@ -408,9 +420,11 @@ static unsigned rx_spin(struct hx_sock *s, uint64_t end)
 	return got;
 }
 
-int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsigned n,
-                int timeout_ms)
+int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint32_t *ips,
+                uint16_t *ports, unsigned n, int timeout_ms)
 {
+	uint32_t ip = 0;
+	uint16_t port = 0;
 	uint32_t idx;
 	unsigned got, k = 0;
 
@@ -441,13 +455,17 @@ int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, unsig
 			continue;
 		}
 		if (s->hx->cfg.proto == HX_UDP) {
-			plen = hx_udp_parse(s->hx, f, d->len, &f);
+			plen = hx_udp_parse(s, f, d->len, &f, &ip, &port);
 			if (plen < 0) {
 				s->st.rx_bad++;
 				continue;
 			}
 		} else {
 			plen = (int)d->len;
+		}
+		if (ips) {
+			ips[k] = ip;
+			ports[k] = port;
 		}
 		frames[k] = f;
 		lens[k++] = (uint16_t)plen;

@@ -478,6 +478,73 @@ static void udp_no_neighbour(void **state)
  * Both ends on AF_XDP (a receiver with an XDP program, as inswitch's ports are) and a sender
  * much faster than the receiver: no frame arrives twice.
  */
+/*
+ * From any source: two peers send to a port the kernel chose; each payload comes with its
+ * source, and the answers sent there reach each peer.
+ */
+static void udp_any(enum hx_kind kind)
+{
+	struct hx_cfg c = {
+	        .dev = dev_a, .kind = kind, .proto = HX_UDP, .any_source = true, .nsock = 1};
+	int peer[2] = {udp_peer(5000), udp_peer(5001)};
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	const uint8_t *fr[HX_BATCH];
+	uint16_t lens[HX_BATCH], ports[HX_BATCH];
+	uint32_t ips[HX_BATCH], b_ip;
+	uint8_t p[100], buf[256];
+	unsigned got = 0;
+	char why[256] = "";
+	struct hx *a;
+	int rc;
+
+	rc = hx_open(&a, &c, why, sizeof(why));
+	if (rc < 0)
+		fail_msg("hx_open(UDP any, kind %d): %s", kind, why);
+	track(a);
+	assert_int_equal(hx_kind(a), kind);
+	to.sin_port = htons(hx_local_port(hx_sock(a, 0)));
+	assert_true(to.sin_port != 0);
+	inet_pton(AF_INET, "10.77.0.1", &to.sin_addr);
+	inet_pton(AF_INET, "10.77.0.2", &b_ip);
+	assert_int_equal(hx_send(hx_sock(a, 0), p, 10), -EDESTADDRREQ); /* no peer */
+	for (unsigned i = 0; i < 2; i++) {
+		memset(p, 'a' + (int)i, sizeof(p));
+		assert_int_equal(sendto(peer[i], p, 50, 0, (struct sockaddr *)&to, sizeof(to)), 50);
+	}
+	while (got < 2 &&
+	       (rc = hx_recvfrom(hx_sock(a, 0), fr, lens, ips, ports, HX_BATCH, 300)) > 0)
+		for (int k = 0; k < rc; k++, got++) {
+			unsigned i = ntohs(ports[k]) - 5000u;
+
+			assert_true(i < 2);
+			assert_int_equal(ips[k], b_ip);
+			assert_int_equal(lens[k], 50);
+			assert_int_equal(fr[k][0], 'a' + i);
+			memset(p, 'A' + (int)i, sizeof(p));
+			assert_int_equal(hx_sendto(hx_sock(a, 0), p, 20 + i, ips[k], ports[k]), 0);
+		}
+	assert_int_equal(got, 2);
+	assert_int_equal(hx_flush(hx_sock(a, 0)), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		ssize_t n = recv(peer[i], buf, sizeof(buf), 0);
+
+		assert_int_equal(n, 20 + i);
+		assert_int_equal(buf[0], 'A' + i);
+	}
+}
+
+static void udp_any_socket(void **state)
+{
+	(void)state;
+	udp_any(HX_SOCKET);
+}
+
+static void udp_any_xdp(void **state)
+{
+	(void)state;
+	udp_any(HX_XDP);
+}
+
 enum { DUP_N = 50000 };
 
 /* Receives what s has (waiting at most timeout_ms), marking each seq seen; returns the count
@@ -529,7 +596,8 @@ int main(int argc, char **argv)
 	        T(bad_config),  T(demux_socket),     T(demux_xdp),     T(batches_socket),
 	        T(batches_xdp), T(full_ring_socket), T(full_ring_xdp), T(tx_ring_wrap),
 	        T(too_large),   T(passes_to_kernel), T(auto_kind),     T(udp_socket),
-	        T(udp_xdp),     T(udp_no_neighbour), T(no_duplicates),
+	        T(udp_xdp),     T(udp_no_neighbour), T(no_duplicates), T(udp_any_socket),
+	        T(udp_any_xdp),
 	};
 
 	if (argc != 4) {
