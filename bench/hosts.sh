@@ -9,7 +9,8 @@
 #   syncagtr   syncagtr-worker on h1..h4, each transport (--transport socket, xdp)
 #   atp        atp-worker on h1..h4 and atp-ps on h5, each transport
 # for int32 and float32 tensors of --count elements per worker (default 16 Mi: 64 MiB), and
-#   ask        ask-wordcount of the fortunes text, senders h1, h2, receiver h3 (tuples/s)
+#   ask        ask-wordcount of the fortunes text, senders h1, h2, receiver h3 (tuples/s),
+#              each transport
 # Every job checks its result; a wrong one stops the benchmark. The report gives, per case, the
 # slowest worker's time and its goodput (tensor bits / time) as min / median / max over the runs,
 # and the ratios of medians to gloo's of the same type and to the same tool on sockets. It goes to
@@ -146,21 +147,21 @@ for f in /usr/share/games/fortunes/*; do
 	[[ -f $f && $f != *.dat && $f != *.u8 ]] && ask_input+=(--input "$f")
 done
 run_ask() {
-	local run=$1 line
+	local tr=$1 run=$2 line
 	hosts/ask/ask-wordcount --build "$BUILD/hosts/ask" --receiver-ns "${ISW_TAG}h3" \
 		--receiver-ip 10.99.0.3 --switch-ip 10.99.0.254 --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
 		"${ask_input[@]}" --slots 16 --key-bytes 16 --aa-size 2048 --window 64 \
 		--swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$BUILD/inswitch-ctl" \
-		--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1 \
+		--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1 --transport "$tr" \
 		>"$ISW_TMP/ask.out" 2>"$ISW_TMP/ask.err" || {
 		cat "$ISW_TMP/ask.out" "$ISW_TMP/ask.err" >&2
-		isw_fail "ask-wordcount run $run failed"
+		isw_fail "ask-wordcount ($tr) run $run failed"
 	}
 	line=$(grep '^time:' "$ISW_TMP/ask.out")
 	# time: S s, T tuples/s: seconds, and (in the goodput column) M tuples/s
-	printf 'ask-wordcount\t%s\t%s\t%s\n' "$run" "$(echo "$line" | awk '{print $2}')" \
+	printf 'ask-wordcount-%s\t%s\t%s\t%s\n' "$tr" "$run" "$(echo "$line" | awk '{print $2}')" \
 		"$(echo "$line" | awk '{printf "%.4f", $4 / 1e6}')" >>"$TSV"
-	log "ask-wordcount run $run: $line"
+	log "ask-wordcount-$tr run $run: $line"
 }
 
 pipeline() {
@@ -185,7 +186,7 @@ for ((run = 1; run <= RUNS; run++)); do
 	done
 	pipeline ask
 	isw_ctl ask config set ip 10.99.0.254 >/dev/null
-	run_ask $run
+	for tr in $TRANSPORTS; do run_ask $tr $run; done
 done
 
 # The report: per case min / median / max of seconds and goodput, ratios of medians.
@@ -201,7 +202,7 @@ report() {
 			c = name[i]; k = n[c]
 			# seconds sorted too: the fastest run has the highest goodput
 			split(c, p, "-"); ref = "gloo-" p[2]; sock = p[1] "-" p[2] "-socket"
-			xg = (c != "ask-wordcount" && (ref in mg)) ? sprintf("%.2f", mg[c] / mg[ref]) : "-"
+			xg = (c !~ /^ask/ && (ref in mg)) ? sprintf("%.2f", mg[c] / mg[ref]) : "-"
 			xs = (p[3] != "" && (sock in mg)) ? sprintf("%.2f", mg[c] / mg[sock]) : "-"
 			printf "%-24s %5d  %7.3f %7.3f %7.3f    %6.3f %6.3f %6.3f  %8s %9s\n", c, k,
 			       s[c, k], med(s, c), s[c, 1], g[c, 1], mg[c], g[c, k], xg, xs
@@ -211,12 +212,12 @@ report() {
 {
 	echo "bench/hosts.sh: $(date -u '+%F %T') UTC, $(nproc) CPUs, $ISW_DRIVER ports, $RUNS runs," \
 		"$COUNT elements per worker ($((elems * 4 / 1048576)) MiB), 4 workers"
-	echo "(ask-wordcount: 'seconds' is the job's time, 'Gbit/s' is M tuples/s)"
+	echo "(ask-wordcount-*: 'seconds' is the job's time, 'Gbit/s' is M tuples/s)"
 	report
 } | tee "$OUT/hosts.txt"
 
 if command -v gnuplot >/dev/null; then
-	report | awk 'NR > 1 && $1 != "ask-wordcount" { print $1, $7, $6, $8 }' >"$OUT/hosts.dat"
+	report | awk 'NR > 1 && $1 !~ /^ask/ { print $1, $7, $6, $8 }' >"$OUT/hosts.dat"
 	gnuplot <<EOF
 set terminal pngcairo size 1000,520 noenhanced
 set output "$OUT/hosts.png"

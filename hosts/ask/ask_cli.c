@@ -7,6 +7,7 @@
 
 #include "ask_cli.h"
 #include "host_args.h"
+#include "hx.h"
 
 void ask_cli_defaults(struct ask_cli *c)
 {
@@ -18,6 +19,7 @@ void ask_cli_defaults(struct ask_cli *c)
 	        .key_bytes = ASK_DEF_KEY_BYTES,
 	        .op = ASK_OP_ADD,
 	        .kfmt = ASK_KFMT_TEXT,
+	        .transport = HX_SOCKET,
 	};
 }
 
@@ -85,6 +87,16 @@ int ask_cli_option(struct ask_cli *c, int opt, const char *arg, const struct opt
 		break;
 	case ASK_CLI_JSON:
 		c->json = 1;
+		break;
+	case ASK_CLI_TRANSPORT: {
+		enum hx_kind k;
+
+		bad = hx_kind_parse(arg, &k);
+		c->transport = (int)k;
+		break;
+	}
+	case ASK_CLI_BUSY_POLL:
+		c->busy_poll = 1;
 		break;
 	case ASK_CLI_WORDS:
 	case ASK_CLI_TUPLES:

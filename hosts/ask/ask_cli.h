@@ -21,6 +21,8 @@ struct ask_cli {
 	enum ask_op op;
 	enum ask_kfmt kfmt;
 	int json;
+	int transport; /* enum hx_kind (hosts/common/hx.h); ask_cli_defaults(): HX_SOCKET */
+	int busy_poll;
 	struct ask_src *src; /* the inputs, in order (NULL until the first) */
 	unsigned ninputs;
 };
@@ -40,6 +42,8 @@ enum {
 	ASK_CLI_TUPLES,
 	ASK_CLI_ZIPF,
 	ASK_CLI_INCARNATION,
+	ASK_CLI_TRANSPORT,
+	ASK_CLI_BUSY_POLL,
 };
 
 /* The shared entries of a tool's struct option table. */
@@ -56,6 +60,8 @@ enum {
 	        {"json", no_argument, NULL, ASK_CLI_JSON},                     \
 	        {"words", required_argument, NULL, ASK_CLI_WORDS},             \
 	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},           \
+	        {"transport", required_argument, NULL, ASK_CLI_TRANSPORT},     \
+	        {"busy-poll", no_argument, NULL, ASK_CLI_BUSY_POLL},           \
 	{                                                                      \
 		"zipf", required_argument, NULL, ASK_CLI_ZIPF                  \
 	}
@@ -72,6 +78,10 @@ enum {
 	"  --tuples FILE        lines \"key value\" (value -2^31..2^32-1)\n"                     \
 	"  --zipf K,S,N,SEED    N tuples of 8-byte keys 0..K-1 (big-endian), Zipf(S), value 1\n" \
 	"                       (each input option may repeat: read in order)\n"
+#define ASK_CLI_HELP_TRANSPORT                                                                    \
+	"  --transport T        socket (default), xdp or auto (AF_XDP where it can be set up):\n" \
+	"                       hosts/README.md, The transport; one line on stderr says which\n"  \
+	"  --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
 #define ASK_CLI_HELP_OUTPUT                                                                 \
 	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n" \
 	"  --key-format F       text (trailing zeros stripped), u64 or hex (default text)\n"

@@ -56,6 +56,7 @@ static void usage(FILE *f)
 	      "  --channels N         the task's channels 0..N-1 (default 1)\n",
 	      f);
 	fputs(ASK_CLI_HELP_TASK, f);
+	fputs(ASK_CLI_HELP_TRANSPORT, f);
 	fputs("  --aa-size A          entries of one AA copy, a power of two (default 4096)\n"
 	      "  --swap-threshold T   swap a slot after T un-absorbed tuples (default 0: never)\n",
 	      f);
@@ -146,14 +147,14 @@ static int parse(int argc, char **argv, struct opts *o)
 struct rx {
 	const struct opts *o;
 	struct ask_receiver *r;
-	int fd;
+	struct ask_udp *u;
 	uint64_t t0, first_data, last_progress, last_data, done_ns;
 	uint64_t strays; /* SWAP_DONE / FETCH_REPLY from anywhere but the switch, ignored */
 };
 
 /* One batch in: ACKs out to each DATA's source; the switch's replies only from the switch.
  * 0, or -1 after a message. */
-static int take(struct rx *x, const uint8_t *bufs, const size_t *lens,
+static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
                 const struct sockaddr_in *from, int n, uint64_t now)
 {
 	static uint8_t acks[ASK_BATCH][ASK_HDR_LEN];
@@ -162,7 +163,7 @@ static int take(struct rx *x, const uint8_t *bufs, const size_t *lens,
 	unsigned na = 0;
 
 	for (int i = 0; i < n; i++) {
-		const uint8_t *b = bufs + (size_t)i * ASK_RX_STRIDE;
+		const uint8_t *b = bufs[i];
 		if (x->o->use_sw && lens[i] > 0 &&
 		    (b[0] == ASK_SWAP_DONE || b[0] == ASK_FETCH_REPLY) &&
 		    !ask_addr_eq(&from[i], &x->o->sw)) {
@@ -184,7 +185,7 @@ static int take(struct rx *x, const uint8_t *bufs, const size_t *lens,
 		if (rc == ASK_RX_NEW || rc == ASK_RX_REPLY)
 			x->last_progress = now;
 	}
-	if (na > 0 && (n = ask_udp_send(x->fd, tx, na, to, 1)) < 0) {
+	if (na > 0 && (n = ask_udp_send(x->u, tx, na, to, 1)) < 0) {
 		fprintf(stderr, "ask-receiver: send: %s\n", strerror(-n));
 		return -1;
 	}
@@ -201,7 +202,7 @@ static int control(struct rx *x, uint64_t now)
 		fprintf(stderr, "ask-receiver: %s\n", ask_receiver_error(x->r));
 		return -1;
 	}
-	if (rc > 0 && (rc = ask_udp_send(x->fd, &tx, 1, &x->o->sw, 0)) < 0) {
+	if (rc > 0 && (rc = ask_udp_send(x->u, &tx, 1, &x->o->sw, 0)) < 0) {
 		fprintf(stderr, "ask-receiver: send to the switch: %s\n", strerror(-rc));
 		return -1;
 	}
@@ -220,11 +221,12 @@ static void report(const struct rx *x)
 		       ",\"long_records\":%" PRIu64 ",\"tuples_unabsorbed\":%" PRIu64
 		       ",\"swaps\":%" PRIu64 ",\"swap_retries\":%" PRIu64 ",\"fetches\":%" PRIu64
 		       ",\"fetch_retries\":%" PRIu64 ",\"fetched_records\":%" PRIu64
-		       ",\"keys\":%zu,\"strays\":%" PRIu64 ",\"elapsed_s\":%.6f}\n",
+		       ",\"keys\":%zu,\"strays\":%" PRIu64
+		       ",\"elapsed_s\":%.6f,\"transport\":\"%s\"}\n",
 		       x->o->cli.task, x->o->cli.channels, st->data_pkts, st->dup_pkts,
 		       st->bad_pkts, st->long_records, st->tuples_unabsorbed, st->swaps,
 		       st->swap_retries, st->fetches, st->fetch_retries, st->fetched_records, keys,
-		       x->strays, el);
+		       x->strays, el, ask_udp_kind(x->u));
 	else
 		printf("ask-receiver: done: %" PRIu64 " packets (%" PRIu64 " duplicates), %" PRIu64
 		       " tuples un-absorbed, %" PRIu64 " long, %" PRIu64 " swaps, %" PRIu64
@@ -238,7 +240,7 @@ static void report(const struct rx *x)
 /* Runs to the end (and the linger after it). 0, or -1 after a message. */
 static int run(struct rx *x)
 {
-	static uint8_t bufs[ASK_BATCH * ASK_RX_STRIDE];
+	const uint8_t *bufs[ASK_BATCH];
 	size_t lens[ASK_BATCH];
 	struct sockaddr_in from[ASK_BATCH];
 	const struct opts *o = x->o;
@@ -246,7 +248,7 @@ static int run(struct rx *x)
 	x->t0 = x->last_progress = ask_now_ns();
 	for (;;) {
 		uint64_t now = ask_now_ns(), wake = ask_receiver_wake(x->r);
-		int n = ask_udp_recv(x->fd, bufs, lens, from, ASK_BATCH,
+		int n = ask_udp_recv(x->u, bufs, lens, from, ASK_BATCH,
 		                     ask_wait_ms(wake, now, 100));
 		if (n < 0) {
 			fprintf(stderr, "ask-receiver: receive: %s\n", strerror(-n));
@@ -281,6 +283,7 @@ int main(int argc, char **argv)
 	struct opts o = {0};
 	struct timespec ts;
 	struct rx x = {.o = &o};
+	char err[320];
 	int rc;
 
 	if (parse(argc, argv, &o) < 0)
@@ -309,14 +312,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ask-receiver: %s\n", strerror(errno));
 		return 1;
 	}
-	x.fd = ask_udp_open((uint16_t)o.listen);
-	if (x.fd < 0) {
-		fprintf(stderr, "ask-receiver: port %u: %s\n", o.listen, strerror(-x.fd));
+	rc = ask_udp_open(&x.u, (uint16_t)o.listen, o.use_sw ? &o.sw : NULL, o.cli.transport,
+	                  o.cli.busy_poll, "ask-receiver", o.cli.json, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "ask-receiver: port %u: %s\n", o.listen, err);
 		ask_receiver_free(x.r);
 		return 1;
 	}
 	rc = run(&x);
-	close(x.fd);
+	ask_udp_close(x.u);
 	ask_receiver_free(x.r);
 	return rc == 0 ? 0 : 1;
 }

@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	      "                       may differ from --receiver)\n",
 	      f);
 	fputs(ASK_CLI_HELP_TASK, f);
+	fputs(ASK_CLI_HELP_TRANSPORT, f);
 	fputs("  --rto-ms MS          least retransmission timeout (default 20)\n"
 	      "  --retries N          resends of one packet before giving up (default 50)\n"
 	      "  --json               one JSON line at the end\n"
@@ -110,10 +111,10 @@ static int parse(int argc, char **argv, struct opts *o)
 
 /* Sends and takes ACKs until every channel is done; with ack_from, datagrams from anywhere else
  * are counted in *strays and ignored. 0 or -1 after a message. */
-static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to,
+static int run(struct ask_sender *s, struct ask_udp *u, const struct sockaddr_in *to,
                const struct sockaddr_in *ack_from, uint64_t *strays)
 {
-	static uint8_t bufs[ASK_BATCH * ASK_RX_STRIDE];
+	const uint8_t *bufs[ASK_BATCH];
 	size_t lens[ASK_BATCH];
 	struct sockaddr_in from[ASK_BATCH];
 	struct ask_tx tx[ASK_BATCH];
@@ -125,7 +126,7 @@ static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to,
 			fprintf(stderr, "ask-sender: %s\n", ask_sender_error(s));
 			return -1;
 		}
-		if (n > 0 && (n = ask_udp_send(fd, tx, (unsigned)n, to, 0)) < 0) {
+		if (n > 0 && (n = ask_udp_send(u, tx, (unsigned)n, to, 0)) < 0) {
 			fprintf(stderr, "ask-sender: send: %s\n", strerror(-n));
 			return -1;
 		}
@@ -133,7 +134,7 @@ static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to,
 			return 0;
 		/* A full batch: more may be ready at once, so only look at what arrived. */
 		int r = ask_udp_recv(
-		        fd, bufs, lens, from, ASK_BATCH,
+		        u, bufs, lens, from, ASK_BATCH,
 		        n == (int)ASK_BATCH ? 0 : ask_wait_ms(ask_sender_wake(s), now, 100));
 		if (r < 0) {
 			fprintf(stderr, "ask-sender: receive: %s\n", strerror(-r));
@@ -145,7 +146,7 @@ static int run(struct ask_sender *s, int fd, const struct sockaddr_in *to,
 				(*strays)++;
 				continue;
 			}
-			ask_sender_ack(s, bufs + (size_t)i * ASK_RX_STRIDE, lens[i], now);
+			ask_sender_ack(s, bufs[i], lens[i], now);
 		}
 	}
 }
@@ -154,7 +155,9 @@ int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	struct ask_sender *s;
-	int fd, rc;
+	struct ask_udp *u;
+	char err[320];
+	int rc;
 
 	if (parse(argc, argv, &o) < 0)
 		return 2;
@@ -175,14 +178,15 @@ int main(int argc, char **argv)
 		ask_src_free(o.cli.src);
 		return 1;
 	}
-	fd = ask_udp_open(0);
-	if (fd < 0) {
-		fprintf(stderr, "ask-sender: socket: %s\n", strerror(-fd));
+	rc = ask_udp_open(&u, 0, &o.to, o.cli.transport, o.cli.busy_poll, "ask-sender", o.cli.json,
+	                  err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "ask-sender: %s\n", err);
 		ask_sender_free(s);
 		return 1;
 	}
 	uint64_t t0 = ask_now_ns(), strays = 0;
-	rc = run(s, fd, &o.to, o.have_ack_from ? &o.ack_from : NULL, &strays);
+	rc = run(s, u, &o.to, o.have_ack_from ? &o.ack_from : NULL, &strays);
 	double el = (double)(ask_now_ns() - t0) / 1e9;
 	const struct ask_send_stats *st = ask_sender_stats(s);
 	double tps = el > 0 ? (double)st->tuples / el : 0;
@@ -191,17 +195,17 @@ int main(int argc, char **argv)
 		       ",\"long_tuples\":%" PRIu64 ",\"packets\":%" PRIu64
 		       ",\"long_packets\":%" PRIu64 ",\"resends\":%" PRIu64 ",\"acks\":%" PRIu64
 		       ",\"dup_acks\":%" PRIu64 ",\"strays\":%" PRIu64
-		       ",\"elapsed_s\":%.6f,\"tuples_per_s\":%.0f}\n",
+		       ",\"elapsed_s\":%.6f,\"tuples_per_s\":%.0f,\"transport\":\"%s\"}\n",
 		       rc == 0 ? "true" : "false", o.cli.task, o.cli.channel, o.cli.channels,
 		       st->tuples, st->long_tuples, st->packets, st->long_packets, st->resends,
-		       st->acks, st->dup_acks, strays, el, tps);
+		       st->acks, st->dup_acks, strays, el, tps, ask_udp_kind(u));
 	else
 		printf("ask-sender: %s: %" PRIu64 " tuples (%" PRIu64 " long) in %" PRIu64
 		       " packets, %" PRIu64 " resends, %" PRIu64
 		       " datagrams from elsewhere ignored, %.3f s, %.0f tuples/s\n",
 		       rc == 0 ? "done" : "FAILED", st->tuples, st->long_tuples, st->packets,
 		       st->resends, strays, el, tps);
-	close(fd);
+	ask_udp_close(u);
 	ask_sender_free(s);
 	return rc == 0 ? 0 : 1;
 }

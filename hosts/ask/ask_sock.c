@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Kernel UDP transport of the ASK host tools (ask_sock.h). */
+/* UDP transport of the ASK host tools, on hx (ask_sock.h). */
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,110 +12,90 @@
 #include <sys/socket.h>
 
 #include "ask_sock.h"
+#include "hx.h"
 
-int ask_udp_open(uint16_t port)
+struct ask_udp {
+	struct hx *hx;
+	struct hx_sock *s;
+};
+
+int ask_udp_open(struct ask_udp **u, uint16_t port, const struct sockaddr_in *peer, int transport,
+                 int busy_poll, const char *tool, bool quiet, char *err, size_t errlen)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-	int fd, buf = 8 << 20, err;
+	struct hx_cfg c = {.kind = (enum hx_kind)transport,
+	                   .proto = HX_UDP,
+	                   .any_source = true,
+	                   .peer_ip = peer ? peer->sin_addr.s_addr : 0,
+	                   .peer_port = peer ? peer->sin_port : 0,
+	                   .udp_port = port,
+	                   .nsock = 1,
+	                   .busy_poll = busy_poll};
+	int rc;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* The FORCE forms need CAP_NET_ADMIN; the plain ones are capped by net.core.*mem_max. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) < 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) < 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
+	*u = calloc(1, sizeof(**u));
+	if (!*u)
+		return -ENOMEM;
+	rc = hx_open(&(*u)->hx, &c, err, errlen);
+	if (rc < 0) {
+		free(*u);
+		*u = NULL;
+		return rc;
 	}
-	return fd;
+	(*u)->s = hx_sock((*u)->hx, 0);
+	if (!quiet)
+		fprintf(stderr, "%s: transport: %s\n", tool, hx_describe((*u)->hx));
+	return 0;
 }
 
-/* Errors of the socket or the call itself, as opposed to the path of one datagram. */
-static bool fatal(int e)
+const char *ask_udp_kind(const struct ask_udp *u)
 {
-	return e == EBADF || e == EFAULT || e == EINVAL || e == ENOTSOCK || e == EMSGSIZE ||
-	       e == EDESTADDRREQ || e == EAFNOSUPPORT || e == EOPNOTSUPP;
+	return hx_kind(u->hx) == HX_XDP ? "xdp" : "socket";
 }
 
-int ask_udp_send(int fd, const struct ask_tx *tx, unsigned n, const struct sockaddr_in *to,
-                 unsigned to_step)
+void ask_udp_close(struct ask_udp *u)
 {
-	struct mmsghdr msgs[ASK_BATCH];
-	struct iovec iov[ASK_BATCH];
-	unsigned i = 0, sent = 0, busy = 0;
+	if (!u)
+		return;
+	hx_close(u->hx);
+	free(u);
+}
 
-	while (i < n) {
-		unsigned k = n - i < ASK_BATCH ? n - i : ASK_BATCH;
-		for (unsigned j = 0; j < k; j++) {
-			iov[j] = (struct iovec){(void *)tx[i + j].buf, tx[i + j].len};
-			memset(&msgs[j], 0, sizeof(msgs[j]));
-			msgs[j].msg_hdr.msg_name = (void *)&to[(i + j) * to_step];
-			msgs[j].msg_hdr.msg_namelen = sizeof(*to);
-			msgs[j].msg_hdr.msg_iov = &iov[j];
-			msgs[j].msg_hdr.msg_iovlen = 1;
-		}
-		int r = sendmmsg(fd, msgs, k, 0);
-		if (r > 0) {
-			i += (unsigned)r;
-			sent += (unsigned)r;
-			busy = 0;
-			continue;
-		}
-		if (r < 0) {
-			int e = errno;
-			if (fatal(e))
-				return -e;
-			if (e == EINTR)
-				continue;
-			if ((e == ENOBUFS || e == EAGAIN) && busy++ < 100) {
-				usleep(100);
-				continue;
-			}
-		}
-		i++; /* this datagram's path refused it: lost */
-		busy = 0;
+int ask_udp_send(struct ask_udp *u, const struct ask_tx *tx, unsigned n,
+                 const struct sockaddr_in *to, unsigned to_step)
+{
+	unsigned sent = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct sockaddr_in *d = &to[i * to_step];
+		int rc = hx_sendto(u->s, tx[i].buf, tx[i].len, d->sin_addr.s_addr, d->sin_port);
+
+		if (rc == 0)
+			sent++;
+		else if (rc != -EHOSTUNREACH) /* unreachable: lost, as on a wire */
+			return rc;
 	}
-	return (int)sent;
+	return hx_flush(u->s) < 0 ? -EIO : (int)sent;
 }
 
-int ask_udp_recv(int fd, uint8_t *bufs, size_t *lens, struct sockaddr_in *from, unsigned n,
-                 int timeout_ms)
+int ask_udp_recv(struct ask_udp *u, const uint8_t **bufs, size_t *lens, struct sockaddr_in *from,
+                 unsigned n, int timeout_ms)
 {
-	struct mmsghdr msgs[ASK_BATCH];
-	struct iovec iov[ASK_BATCH];
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	uint16_t l[ASK_BATCH], ports[ASK_BATCH];
+	uint32_t ips[ASK_BATCH];
 	int r;
 
 	if (n > ASK_BATCH)
 		n = ASK_BATCH;
-	for (unsigned i = 0; i < n; i++) {
-		iov[i] = (struct iovec){bufs + (size_t)i * ASK_RX_STRIDE, ASK_RX_STRIDE};
-		memset(&msgs[i], 0, sizeof(msgs[i]));
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
-		if (from != NULL) {
-			msgs[i].msg_hdr.msg_name = &from[i];
-			msgs[i].msg_hdr.msg_namelen = sizeof(*from);
-		}
+	r = hx_recvfrom(u->s, bufs, l, ips, ports, n, timeout_ms);
+	if (r == -EINTR || r == -ECONNREFUSED)
+		return 0;
+	for (int i = 0; i < r; i++) {
+		lens[i] = l[i];
+		if (from)
+			from[i] = (struct sockaddr_in){.sin_family = AF_INET,
+			                               .sin_addr.s_addr = ips[i],
+			                               .sin_port = ports[i]};
 	}
-	r = recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
-	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && timeout_ms > 0) {
-		r = poll(&pfd, 1, timeout_ms);
-		if (r <= 0)
-			return r < 0 && errno != EINTR ? -errno : 0;
-		r = recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
-	}
-	if (r < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
-		                       errno == ECONNREFUSED
-		               ? 0
-		               : -errno;
-	for (int i = 0; i < r; i++)
-		lens[i] = msgs[i].msg_hdr.msg_flags & MSG_TRUNC ? 0 : msgs[i].msg_len;
 	return r;
 }
 

@@ -103,6 +103,14 @@ static size_t send_max(const struct hx *hx)
 	return hx->cfg.proto == HX_UDP ? HX_UDP_MAX : HX_FRAME_MAX;
 }
 
+/* Errors of the socket or the call itself, as opposed to the path of one frame (a full queue,
+ * a device down, an ICMP error of an earlier datagram, no route: lost, as on a wire). */
+static bool sock_fatal(int e)
+{
+	return e == EBADF || e == EFAULT || e == EINVAL || e == ENOTSOCK || e == EMSGSIZE ||
+	       e == EDESTADDRREQ || e == EAFNOSUPPORT || e == EOPNOTSUPP;
+}
+
 static int sock_flush(struct hx_sock *s)
 {
 	size_t stride = send_max(s->hx);
@@ -141,7 +149,7 @@ static int sock_flush(struct hx_sock *s)
 			usleep(50); /* the device queue is full: let it drain */
 			continue;
 		}
-		if (errno != ENOBUFS && errno != EAGAIN && errno != ENETDOWN && errno != ENXIO) {
+		if (sock_fatal(errno)) {
 			int e = errno;
 
 			s->ntx = 0;
@@ -183,7 +191,8 @@ static int sock_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, 
 		r = recvmmsg(s->fd, msgs, n, MSG_DONTWAIT, NULL);
 	}
 	if (r < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+		/* ECONNREFUSED: an ICMP error of an earlier datagram, taken */
+		return sock_fatal(errno) || errno == ENETDOWN ? -errno : 0;
 	for (int i = 0; i < r; i++) {
 		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC || msgs[i].msg_len > send_max(s->hx)) {
 			s->st.rx_dropped++; /* longer than any frame of ours */
@@ -271,7 +280,6 @@ int hx_open(struct hx **out, const struct hx_cfg *cfg, char *why, size_t whylen)
 	if (!hx)
 		return -ENOMEM;
 	hx->cfg = *cfg;
-	hx->reserve_fd = -1;
 	if (!hx->cfg.ring)
 		hx->cfg.ring = HX_RING_DEF;
 	snprintf(hx->dev, sizeof(hx->dev), "%s", cfg->dev ? cfg->dev : "");

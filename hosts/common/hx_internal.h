@@ -71,7 +71,6 @@ struct hx {
 	/* HX_UDP on AF_XDP: the route's source address and the MACs of the link */
 	uint32_t local_ip;
 	uint8_t own_mac[6], peer_mac[6];
-	int reserve_fd; /* HX_UDP on AF_XDP with udp_port 0: holds the port the kernel chose */
 };
 
 /* AF_XDP: sets up hx's sockets (hx->socks allocated, kind unset). 0 or -errno with why. */
@@ -87,9 +86,10 @@ void hx_xdp_wait(struct hx_sock *s, int timeout_ms);
 
 /* HX_UDP: a connected UDP socket for s (kernel sockets). 0 or -errno. */
 int hx_udp_sock_open(struct hx_sock *s);
-/* HX_UDP on AF_XDP with udp_port 0: binds a kernel UDP socket to a port the kernel chooses
- * (so no one else takes it) and makes it cfg.udp_port. 0 or -errno. */
-int hx_udp_reserve(struct hx *hx);
+/* HX_UDP on AF_XDP: binds a kernel UDP socket (s->fd) to s's port, so that no one else takes
+ * it (and ss shows it); with cfg.udp_port 0, to one the kernel chooses, which becomes
+ * cfg.udp_port. 0 or -errno. */
+int hx_udp_hold(struct hx_sock *s);
 /* HX_UDP on AF_XDP: the route to the peer, its device (hx->dev), the MACs. 0 or -errno, why. */
 int hx_udp_resolve(struct hx *hx, char *why, size_t whylen);
 /* Writes the frame carrying payload from socket s to ip:port (MAC mac) into f; its length. */

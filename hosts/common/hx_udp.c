@@ -45,16 +45,23 @@ int hx_udp_sock_open(struct hx_sock *s)
 	return 0;
 }
 
-int hx_udp_reserve(struct hx *hx)
+int hx_udp_hold(struct hx_sock *s)
 {
-	struct sockaddr_in me = {.sin_family = AF_INET};
+	struct hx *hx = s->hx;
+	struct sockaddr_in me = {.sin_family = AF_INET,
+	                         .sin_port = htons((uint16_t)(hx->cfg.udp_port + s->idx))};
 	socklen_t len = sizeof(me);
+	int small = 4096;
 
-	hx->reserve_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (hx->reserve_fd < 0 || bind(hx->reserve_fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
-	    getsockname(hx->reserve_fd, (struct sockaddr *)&me, &len) < 0)
+	s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s->fd < 0)
 		return -errno;
-	hx->cfg.udp_port = ntohs(me.sin_port);
+	(void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	if (bind(s->fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
+	    getsockname(s->fd, (struct sockaddr *)&me, &len) < 0)
+		return -errno;
+	if (!hx->cfg.udp_port)
+		hx->cfg.udp_port = ntohs(me.sin_port);
 	return 0;
 }
 

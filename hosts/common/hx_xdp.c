@@ -212,10 +212,13 @@ int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 
 	if (hx->cfg.proto == HX_UDP && (rc = hx_udp_resolve(hx, why, whylen)) < 0)
 		return rc;
-	if (hx->cfg.proto == HX_UDP && !hx->cfg.udp_port && (rc = hx_udp_reserve(hx)) < 0) {
-		snprintf(why, whylen, "a UDP port: %s", strerror(-rc));
-		return rc;
-	}
+	for (unsigned i = 0; hx->cfg.proto == HX_UDP && i < hx->cfg.nsock; i++)
+		if ((rc = hx_udp_hold(&hx->socks[i])) < 0) {
+			snprintf(why, whylen, "UDP port %u: %s%s", hx->cfg.udp_port + i,
+			         strerror(-rc),
+			         rc == -EADDRINUSE ? " (another tool on this host?)" : "");
+			return rc;
+		}
 	hx->ifindex = (int)if_nametoindex(hx->dev);
 	if (hx->ifindex == 0) {
 		snprintf(why, whylen, "no interface %s", hx->dev);
@@ -251,6 +254,9 @@ void hx_xdp_close(struct hx *hx)
 		if (s->xsk)
 			xsk_socket__delete(s->xsk);
 		s->xsk = NULL;
+		if (s->fd >= 0)
+			close(s->fd);
+		s->fd = -1;
 		free(s->free_tx);
 		free(s->ret_tx);
 		s->free_tx = s->ret_tx = NULL;
@@ -268,9 +274,7 @@ void hx_xdp_close(struct hx *hx)
 	hx->umem = NULL;
 	if (hx->area)
 		munmap(hx->area, hx->area_len);
-	if (hx->reserve_fd >= 0)
-		close(hx->reserve_fd);
-	hx->reserve_fd = -1;
+
 	hx->area = NULL;
 	if (hx->ifindex)
 		pthread_mutex_destroy(&hx->lock);

@@ -4,6 +4,8 @@
 # 0..3), the receiver h5 (port 4); the ASK address 10.99.0.254.
 #   (a) WordCount over the text of the Debian package `fortunes` (about 2.5 MB, 460 k words),
 #       4 senders, swaps on: the receiver's table equals ask-count's byte for byte
+#   (x) as (a) with the senders and the receiver on AF_XDP (--transport xdp, where the switch
+#       has AF_XDP): exact
 #   (b) as (a) with 1% loss, 1% duplication and 2% reordering in both directions of every
 #       switch port (inswitch fault injection): still exact; the switch saw repeats
 #   (c) a Zipf-skewed stream (8-byte keys, 4 senders): run without swaps, then with; exact both
@@ -38,7 +40,7 @@ done
 	echo "skipped: no text corpus (Debian package fortunes; scripts/deps.sh installs it)"
 	exit 77
 }
-cases=${ASK_CASES:-a b c d e}
+cases=${ASK_CASES:-a x b c d e}
 ASK_IP=10.99.0.254
 RX_MAC=02:00:00:00:00:05
 RX_IP=10.99.0.5
@@ -84,6 +86,16 @@ if [[ $cases == *a* ]]; then
 	[ "$(jq .absorbed <<<"$c")" -gt 0 ] || isw_fail "a: the switch absorbed nothing"
 	[ "$(jq .swaps <<<"$c")" -gt 0 ] || isw_fail "a: no swaps"
 	[ "$(jq .fetched <<<"$c")" -gt 0 ] || isw_fail "a: nothing fetched"
+fi
+
+if [[ $cases == *x* ]]; then
+	if [ "$ISW_DRIVER" = net_af_xdp ]; then
+		task 16 16 2048 64
+		wc x --swap-threshold 2000 --transport xdp
+		grep -q "transport xdp" "$ISW_TMP/x.out" || isw_fail "x: the tools did not use AF_XDP"
+	else
+		echo "x: skipped: the switch has no AF_XDP here, so neither have the hosts"
+	fi
 fi
 
 if [[ $cases == *b* ]]; then
