@@ -88,13 +88,9 @@ int ask_cli_option(struct ask_cli *c, int opt, const char *arg, const struct opt
 	case ASK_CLI_JSON:
 		c->json = 1;
 		break;
-	case ASK_CLI_TRANSPORT: {
-		enum hx_kind k;
-
-		bad = hx_kind_parse(arg, &k);
-		c->transport = (int)k;
+	case ASK_CLI_TRANSPORT:
+		bad = hx_kind_parse(arg, &c->transport);
 		break;
-	}
 	case ASK_CLI_BUSY_POLL:
 		c->busy_poll = 1;
 		break;

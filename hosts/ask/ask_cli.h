@@ -9,6 +9,7 @@
 #include <getopt.h>
 
 #include "ask_host.h"
+#include "hx.h"
 
 #define ASK_DEF_TASK      1u
 #define ASK_DEF_WINDOW    64u
@@ -21,7 +22,7 @@ struct ask_cli {
 	enum ask_op op;
 	enum ask_kfmt kfmt;
 	int json;
-	int transport; /* enum hx_kind (hosts/common/hx.h); ask_cli_defaults(): HX_SOCKET */
+	enum hx_kind transport; /* ask_cli_defaults(): HX_SOCKET */
 	int busy_poll;
 	struct ask_src *src; /* the inputs, in order (NULL until the first) */
 	unsigned ninputs;

@@ -49,13 +49,9 @@ int atp_cli_option(struct atp_cli *c, int opt, const char *arg)
 		c->scale = strtod(arg, &end);
 		bad = *end != '\0' || !(c->scale > 0);
 		break;
-	case ATP_CLI_TRANSPORT: {
-		enum hx_kind k;
-
-		bad = hx_kind_parse(arg, &k);
-		c->transport = (int)k;
+	case ATP_CLI_TRANSPORT:
+		bad = hx_kind_parse(arg, &c->transport);
 		break;
-	}
 	case ATP_CLI_BUSY_POLL:
 		c->busy_poll = 1;
 		break;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "atp/atp_proto.h"
+#include "hx.h"
 
 #define ATP_MAX_WORKERS     32u
 #define ATP_MAX_SEQ         65535u /* seq is u16 and 1-based */
@@ -166,8 +167,8 @@ struct atp_cli {
 	double scale;
 	const char *dev;
 	int json, quiet;
-	int transport; /* enum hx_kind: --transport xdp|socket|auto */
-	int busy_poll; /* --busy-poll (AF_XDP) */
+	enum hx_kind transport; /* --transport xdp|socket|auto */
+	int busy_poll;          /* --busy-poll (AF_XDP) */
 };
 
 /* getopt_long() codes of the shared long-only options; each tool's own start at 256. */

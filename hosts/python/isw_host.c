@@ -19,6 +19,7 @@
 
 #include "atp_engine.h"
 #include "host_ctl.h"
+#include "hx.h"
 #include "isw_host.h"
 #include "sa_session.h"
 #include "sa_worker.h"
@@ -100,6 +101,16 @@ static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *e
 	if (p->session < 1 || p->session > 64) {
 		snprintf(err, errlen, "session %u is not in 1..64", p->session);
 		return -EINVAL;
+	}
+	if (p->transport) {
+		enum hx_kind k;
+
+		if (hx_kind_parse(p->transport, &k) < 0) {
+			snprintf(err, errlen, "transport '%s' is not socket, xdp or auto",
+			         p->transport);
+			return -EINVAL;
+		}
+		c->transport = (int)k;
 	}
 	if (p->attach && strcmp(p->attach, "l2") && strcmp(p->attach, "auto") &&
 	    (!p->attach[0] || strlen(p->attach) > 5 ||
@@ -301,6 +312,11 @@ struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t e
 	c.cli.pool = or_default(p->pool, c.cli.pool);
 	c.cli.scale = p->scale > 0 ? p->scale : c.cli.scale;
 	c.cli.dev = p->dev;
+	if (p->transport && hx_kind_parse(p->transport, &c.cli.transport) < 0) {
+		snprintf(err, errlen, "transport '%s' is not socket, xdp or auto", p->transport);
+		errno = EINVAL;
+		return NULL;
+	}
 	c.id = p->id;
 	c.timeout_ms = or_default(p->timeout_ms, 20);
 	c.give_up_s = or_default(p->give_up_s, 20);

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 /* Bumped on every change of the structures below (the Python side checks it). */
-#define ISW_HOST_API_VERSION 5
+#define ISW_HOST_API_VERSION 6
 
 unsigned isw_host_api_version(void);
 
@@ -49,8 +49,9 @@ struct isw_sa_params {
 	uint32_t reset;            /* rank 0 resets the session's slots at registration */
 	uint32_t no_barrier;       /* skip the start barrier (all workers must agree) */
 	const char *switch_ip;
-	const char *ctl;    /* inswitch's control socket: register there; NULL: do not */
-	const char *attach; /* with ctl: "l2" (NULL), "auto" or a port number */
+	const char *ctl;       /* inswitch's control socket: register there; NULL: do not */
+	const char *attach;    /* with ctl: "l2" (NULL), "auto" or a port number */
+	const char *transport; /* "socket" (NULL), "xdp" or "auto": hosts/README.md */
 };
 
 struct isw_stats {
@@ -79,29 +80,31 @@ void isw_sa_close(struct isw_sa *h);
 
 /* ATP worker parameters (atp-worker's options); 0 takes the default shown. */
 struct isw_atp_params {
-	uint32_t size;       /* sizeof(struct isw_atp_params) */
-	uint32_t id;         /* this worker, 0..workers-1 */
-	uint32_t workers;    /* 1..32 */
-	uint32_t app;        /* 1..12, configured on the switch (atp app add) */
-	uint32_t nps;        /* parameter servers of the app (1) */
-	uint32_t threads;    /* 1..20 (1) */
-	uint32_t window;     /* aggregators per thread (100) */
-	uint32_t pool;       /* the switch's aggregator pool (20000) */
-	uint32_t timeout_ms; /* resend timeout (20) */
-	uint32_t give_up_s;  /* (20) */
-	uint32_t cc;         /* AIMD on ECN */
-	uint32_t job;        /* the first call's job number; each call takes the next (0) */
-	uint32_t reset;      /* with ctl: the job's start on the switch before the first frame:
-	                      * worker 0 frees the app's aggregators and names job (atp app
-	                      * reset APP job J), the others wait for the name (atp_job_start) */
-	double scale;        /* float32 -> int32 scale; the PS needs the same (2^20) */
-	const char *dev;     /* the interface towards the switch */
-	const char *ctl;     /* inswitch's control socket, for reset; NULL: none */
+	uint32_t size;         /* sizeof(struct isw_atp_params) */
+	uint32_t id;           /* this worker, 0..workers-1 */
+	uint32_t workers;      /* 1..32 */
+	uint32_t app;          /* 1..12, configured on the switch (atp app add) */
+	uint32_t nps;          /* parameter servers of the app (1) */
+	uint32_t threads;      /* 1..20 (1) */
+	uint32_t window;       /* aggregators per thread (100) */
+	uint32_t pool;         /* the switch's aggregator pool (20000) */
+	uint32_t timeout_ms;   /* resend timeout (20) */
+	uint32_t give_up_s;    /* (20) */
+	uint32_t cc;           /* AIMD on ECN */
+	uint32_t job;          /* the first call's job number; each call takes the next (0) */
+	uint32_t reset;        /* with ctl: the job's start on the switch before the first frame:
+	                        * worker 0 frees the app's aggregators and names job (atp app
+	                        * reset APP job J), the others wait for the name (atp_job_start) */
+	double scale;          /* float32 -> int32 scale; the PS needs the same (2^20) */
+	const char *dev;       /* the interface towards the switch */
+	const char *ctl;       /* inswitch's control socket, for reset; NULL: none */
+	const char *transport; /* "auto" (NULL: AF_XDP where it can be set up), "xdp", "socket" */
 };
 
 struct isw_atp;
 
-/* Opens the threads' AF_PACKET sockets (CAP_NET_RAW). The PS and the switch's app must exist. */
+/* Opens the threads' sockets (AF_XDP or AF_PACKET: CAP_NET_RAW, and CAP_NET_ADMIN and CAP_BPF
+ * for AF_XDP). The PS and the switch's app must exist. */
 struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen);
 /* buf[0..count) := the sum over the app's workers, in place. No verify (ATP saturates). */
 int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, char *err,

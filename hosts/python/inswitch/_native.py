@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 5  # ISW_HOST_API_VERSION
+API_VERSION = 6  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 
@@ -61,14 +61,16 @@ class SaParams(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "size", "rank", "workers", "session", "threads", "window", "elems", "timeout_ms",
         "give_up_s", "first_timeout_ms", "guard_ms", "worker_port", "reset", "no_barrier")] + [
-        ("switch_ip", ctypes.c_char_p), ("ctl", ctypes.c_char_p), ("attach", ctypes.c_char_p)]
+        ("switch_ip", ctypes.c_char_p), ("ctl", ctypes.c_char_p), ("attach", ctypes.c_char_p),
+        ("transport", ctypes.c_char_p)]
 
 
 class AtpParams(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "size", "id", "workers", "app", "nps", "threads", "window", "pool", "timeout_ms",
         "give_up_s", "cc", "job", "reset")] + [
-        ("scale", ctypes.c_double), ("dev", ctypes.c_char_p), ("ctl", ctypes.c_char_p)]
+        ("scale", ctypes.c_double), ("dev", ctypes.c_char_p), ("ctl", ctypes.c_char_p),
+        ("transport", ctypes.c_char_p)]
 
 
 class Stats(ctypes.Structure):
