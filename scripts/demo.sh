@@ -8,7 +8,9 @@
 # apps at once (each app's workers on h1 and h2, both parameter servers on h3) with each app's
 # goodput, fallback share and check of the result, then an ASK WordCount of a real text (senders
 # on h1 and h2, the receiver on h3) with its tuples/s, absorbed fraction and check of the result,
-# the counters through inswitch-ctl, and a clean teardown. Exits non-zero if any result is wrong. Needs root (uses sudo otherwise).
+# the counters through inswitch-ctl, and a clean teardown. The host tools run on AF_XDP where
+# they can have it (--transport auto; hosts/README.md, The transport) and each job says which.
+# Exits non-zero if any result is wrong. Needs root (uses sudo otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then
@@ -60,7 +62,7 @@ allreduce() {
 	for i in 1 2 3; do
 		isw_ns "$i" "$build/hosts/syncagtr/syncagtr-worker" --rank $((i - 1)) --workers 3 \
 			--switch-ip 10.99.0.254 --ctl "$ISW_CTL_SOCK" --session 1 --count 4Mi \
-			--type "$type" --check --json --quiet \
+			--type "$type" --transport auto --check --json --quiet \
 			>"$ISW_TMP/$type.$i.json" 2>"$ISW_TMP/$type.$i.err" &
 		pids+=($!)
 	done
@@ -72,7 +74,7 @@ allreduce() {
 		}
 	done
 	jq -s -r '"goodput (slowest worker): \(map(.goodput_gbps) | min * 100 | round / 100) " +
-		"Gbit/s; retransmits: \(map(.retransmits) | add)" +
+		"Gbit/s over \(map(.transport) | unique | join(" and ")) (hosts/README.md, The transport); retransmits: \(map(.retransmits) | add)" +
 		(if .[0].max_err then "; largest error \(map(.max_err) | max) (within the bound)"
 		 else "" end)' "$ISW_TMP/$type".*.json
 	jq -s -e 'all(.verified == true)' "$ISW_TMP/$type".*.json >/dev/null || {
@@ -231,7 +233,7 @@ hosts/ask/ask-wordcount --build "$build/hosts/ask" --receiver-ns "${ISW_TAG}h3" 
 	--receiver-ip 10.99.0.3 --switch-ip 10.99.0.254 --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
 	"${ask_input[@]}" --slots 16 --key-bytes 16 --aa-size 2048 --window 64 \
 	--swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$build/inswitch-ctl" \
-	--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1
+	--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1 --transport auto
 echo "the switch's view of the task:"
 isw_ctl --json ask task show 1 | jq -r '.counters[0] |
 	"  tuples \(.tuples), absorbed \(.absorbed) (\(.absorbed * 1000 / .tuples | floor / 10)%), swaps \(.swaps), entries fetched \(.fetched)"'

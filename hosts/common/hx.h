@@ -40,8 +40,8 @@ struct hx_cfg {
 	enum hx_kind kind; /* HX_AUTO by default */
 	enum hx_proto proto;
 	/* HX_UDP: socket i is bound to local port udp_port + i and talks to peer_ip:peer_port
-	 * only (network order); on AF_XDP the peer must be on the link (its MAC is resolved
-	 * through the kernel's neighbour table). */
+	 * only (network order); on AF_XDP the peer must be on the link (its MAC comes from the
+	 * kernel's neighbour table: at open, or resolved at the first send, waiting up to 1 s). */
 	uint32_t peer_ip;
 	uint16_t peer_port, udp_port;
 	/* HX_UDP: receive from any address (hx_recvfrom() says which) and send to any

@@ -44,6 +44,8 @@ struct hx_sock {
 	struct hx_neigh {
 		uint32_t ip;
 		uint8_t mac[6];
+		bool bad;          /* unresolved: sends to ip fail until retry_ns */
+		uint64_t retry_ns; /* CLOCK_MONOTONIC */
 	} neigh[HX_NEIGH];
 };
 
@@ -71,6 +73,7 @@ struct hx {
 	/* HX_UDP on AF_XDP: the route's source address and the MACs of the link */
 	uint32_t local_ip;
 	uint8_t own_mac[6], peer_mac[6];
+	bool peer_mac_ok; /* known at open; else each socket resolves it at its first send */
 };
 
 /* AF_XDP: sets up hx's sockets (hx->socks allocated, kind unset). 0 or -errno with why. */

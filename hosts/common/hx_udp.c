@@ -114,15 +114,21 @@ static int route(struct hx *hx, char *why, size_t whylen)
 	if (getifaddrs(&ifa) < 0)
 		return -errno;
 	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask &&
 		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == hx->local_ip &&
 		    (!hx->dev[0] || strcmp(hx->dev, i->ifa_name) == 0)) {
+			uint32_t mask = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+
 			snprintf(hx->dev, sizeof(hx->dev), "%s", i->ifa_name);
-			rc = 0;
+			/* the peer on the link: its MAC is the kernel's neighbour entry */
+			rc = (hx->cfg.peer_ip & mask) == (hx->local_ip & mask) ? 0 : -EHOSTUNREACH;
 			break;
 		}
 	freeifaddrs(ifa);
-	if (rc < 0)
+	if (rc == -EHOSTUNREACH)
+		snprintf(why, whylen, "%s is not on the link of %s (AF_XDP needs its peer there)",
+		         inet_ntoa(peer.sin_addr), hx->dev);
+	else if (rc < 0)
 		snprintf(why, whylen, "the route to %s does not leave through %s",
 		         inet_ntoa(peer.sin_addr), hx->dev[0] ? hx->dev : "a local address");
 	return rc;
@@ -218,13 +224,12 @@ int hx_udp_resolve(struct hx *hx, char *why, size_t whylen)
 		snprintf(why, whylen, "MAC of %s: %s", hx->dev, strerror(-rc));
 		return rc;
 	}
-	if (hx->cfg.peer_ip && neigh_resolve(hx, hx->cfg.peer_ip, hx->peer_mac) < 0) {
-		snprintf(why, whylen,
-		         "no neighbour entry for %s on %s after %u ms (AF_XDP needs the peer on "
-		         "the link)",
-		         inet_ntoa((struct in_addr){hx->cfg.peer_ip}), hx->dev, NEIGH_WAIT_MS);
-		return -EHOSTUNREACH;
-	}
+	/* The peer may not answer yet (a switch answers ARP for a session's address once the
+	 * session exists, which registration makes after this): the sockets resolve it at their
+	 * first send otherwise. */
+	hx->peer_mac_ok = hx->cfg.peer_ip && neigh_lookup(hx, hx->cfg.peer_ip, hx->peer_mac);
+	if (hx->cfg.peer_ip && !hx->peer_mac_ok)
+		neigh_use(hx, hx->cfg.peer_ip);
 	return 0;
 }
 
@@ -237,14 +242,23 @@ int hx_udp_mac(struct hx_sock *s, uint32_t ip_be, uint8_t mac[6])
 {
 	struct hx_neigh *n = neigh_slot(s, ip_be);
 
-	if (ip_be == s->hx->cfg.peer_ip) {
+	struct timespec ts;
+	uint64_t now;
+
+	if (ip_be == s->hx->cfg.peer_ip && s->hx->peer_mac_ok) {
 		memcpy(mac, s->hx->peer_mac, 6);
 		return 0;
 	}
-	if (n->ip != ip_be) {
-		if (neigh_resolve(s->hx, ip_be, n->mac) < 0)
-			return -EHOSTUNREACH;
+	if (n->ip != ip_be || n->bad) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		if (n->ip == ip_be && now < n->retry_ns)
+			return -EHOSTUNREACH; /* failed a moment ago: do not wait again yet */
 		n->ip = ip_be;
+		n->bad = neigh_resolve(s->hx, ip_be, n->mac) < 0;
+		n->retry_ns = now + (uint64_t)NEIGH_WAIT_MS * 2000000ull;
+		if (n->bad)
+			return -EHOSTUNREACH;
 	}
 	memcpy(mac, n->mac, 6);
 	return 0;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
@@ -455,7 +456,12 @@ static void udp_xdp(void **state)
 	udp(HX_XDP);
 }
 
-/* An off-link peer: AF_XDP cannot have its MAC, auto says so and takes sockets. */
+/*
+ * A peer with no route: a clear error. A peer on the link that does not answer
+ * ARP: AF_XDP opens (a switch answers for a session's address only once the session exists),
+ * and sends to it fail, counted, after one wait of at most 1 s, then at once until it is tried
+ * again.
+ */
 static void udp_no_neighbour(void **state)
 {
 	struct hx_cfg c = {.kind = HX_AUTO,
@@ -463,15 +469,29 @@ static void udp_no_neighbour(void **state)
 	                   .peer_port = htons(5000),
 	                   .udp_port = 6100,
 	                   .nsock = 1};
+	struct timespec t0, t1;
+	struct hx_stats st;
 	char why[256] = "";
+	uint8_t p[64] = {0};
 	struct hx *a;
 
 	(void)state;
-	inet_pton(AF_INET, "10.77.0.99", &c.peer_ip); /* nobody */
-	assert_int_equal(hx_open(&a, &c, why, sizeof(why)), 0);
+	inet_pton(AF_INET, "10.78.0.1", &c.peer_ip); /* no route: neither kind can have it */
+	assert_int_equal(hx_open(&a, &c, why, sizeof(why)), -ENETUNREACH);
+	assert_non_null(strstr(why, "unreachable"));
+	c.kind = HX_XDP;
+	inet_pton(AF_INET, "10.77.0.99", &c.peer_ip); /* on the link, nobody */
+	if (hx_open(&a, &c, why, sizeof(why)) < 0)
+		fail_msg("hx_open: %s", why);
 	track(a);
-	assert_int_equal(hx_kind(a), HX_SOCKET);
-	assert_non_null(strstr(hx_describe(a), "no neighbour entry for 10.77.0.99"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(hx_send(hx_sock(a, 0), p, sizeof(p)), -EHOSTUNREACH);
+	assert_int_equal(hx_send(hx_sock(a, 0), p, sizeof(p)), -EHOSTUNREACH);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2); /* one wait, not two */
+	hx_stats_get(hx_sock(a, 0), &st);
+	assert_int_equal(st.tx_full, 2);
+	assert_int_equal(st.tx, 0);
 }
 
 /*
