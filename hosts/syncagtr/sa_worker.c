@@ -169,6 +169,23 @@ const char *sa_worker_transport(const struct sa_worker *w)
 	return hx_describe(w->hx);
 }
 
+void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum)
+{
+	struct hx_stats st;
+
+	*sum = (struct hx_stats){0};
+	for (unsigned i = 0; i < w->cfg.threads; i++) {
+		hx_stats_get(w->th[i].s, &st);
+		sum->tx += st.tx;
+		sum->tx_full += st.tx_full;
+		sum->rx += st.rx;
+		sum->rx_dropped += st.rx_dropped;
+		sum->rx_bad += st.rx_bad;
+		sum->wakeups += st.wakeups;
+		sum->tx_bad_completions = st.tx_bad_completions; /* the device's */
+	}
+}
+
 struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen)
 {
 	struct sa_worker *w;

@@ -201,6 +201,9 @@ const char *sa_worker_error(const struct sa_worker *w);
 /* One line: the transport the threads' sockets use ("xdp (AF_XDP, UDP on eth0 ...)" or
  * "socket (UDP, batched)..."), as hosts/common/hx.h describes it. */
 const char *sa_worker_transport(const struct sa_worker *w);
+struct hx_stats;
+/* The transport's counters (hosts/common/hx.h), summed over the threads' sockets. */
+void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum);
 
 /* The element type of the jobs that follow (every worker must change it alike). */
 void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);

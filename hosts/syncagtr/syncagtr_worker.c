@@ -353,7 +353,8 @@ static void report_check(const struct opts *o, const struct sa_verify_result *v,
 		        v->bound, v->max_err);
 }
 
-static void print_json(const struct opts *o, const struct sa_stats *s, int verified, double max_err)
+static void print_json(const struct opts *o, const struct sa_stats *s, const struct hx_stats *t,
+                       int verified, double max_err)
 {
 	double gbps = s->seconds > 0 ? (double)o->count * 4 * 8 * o->repeat / s->seconds / 1e9 : 0;
 
@@ -373,6 +374,9 @@ static void print_json(const struct opts *o, const struct sa_stats *s, int verif
 		printf(",\"barrier_seconds\":%.6f", o->barrier_s);
 	if (o->check && o->cfg.type == SA_FLOAT32)
 		printf(",\"max_err\":%.6g", max_err);
+	printf(",\"frames\":{\"tx\":%" PRIu64 ",\"tx_full\":%" PRIu64 ",\"rx\":%" PRIu64
+	       ",\"rx_dropped\":%" PRIu64 ",\"rx_bad\":%" PRIu64 ",\"wakeups\":%" PRIu64 "}",
+	       t->tx, t->tx_full, t->rx, t->rx_dropped, t->rx_bad, t->wakeups);
 	printf(",\"verified\":%s}\n", !o->check ? "null" : verified ? "true" : "false");
 }
 
@@ -482,9 +486,12 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 			memset(out, 0xa5, o->count * 4); /* the next job must write every element */
 		}
 	}
-	if (o->json)
-		print_json(o, &total, verified, max_err);
-	else
+	if (o->json) {
+		struct hx_stats t;
+
+		sa_worker_transport_stats(w, &t);
+		print_json(o, &total, &t, verified, max_err);
+	} else
 		printf("rank %u: goodput %.3f Gbit/s over %u job(s)%s\n", o->cfg.rank,
 		       (double)o->count * 32 * o->repeat / total.seconds / 1e9, o->repeat,
 		       o->check && verified ? ", result verified" : "");

@@ -133,14 +133,19 @@ case_x() {
 		echo "(x) skipped: the switch has no AF_XDP here, so neither have the hosts"
 		return 0
 	}
+	local p0
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
+	p0=$(isw_ctl --json syncagtr session show 1 | jq '.counters[0].pkts')
 	run_workers x 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check --transport xdp ||
 		isw_fail "(x) int32 allreduce on AF_XDP"
 	[ "$(cat "$ISW_TMP"/x.*.json | jq -s -r 'map(.transport) | unique | join(",")')" = xdp ] ||
 		isw_fail "(x) a worker did not use AF_XDP"
 	c=$(isw_ctl --json syncagtr session show 1 | jq -c '.counters[0] | {pkts, completions, retransmits}')
+	# frames the workers' sockets handed to the kernel, and those the switch's session saw
 	echo "(x) 4 workers on AF_XDP, 16 Mi int32: verified, goodput $(goodput x) Gbit/s; workers" \
-		"resent $(cat "$ISW_TMP"/x.*.json | jq -s 'map(.retransmits) | add'); switch: $c"
+		"resent $(cat "$ISW_TMP"/x.*.json | jq -s 'map(.retransmits) | add'), sent" \
+		"$(cat "$ISW_TMP"/x.*.json | jq -s 'map(.frames.tx) | add') frames; the switch saw" \
+		"$(($(jq .pkts <<<"$c") - p0)) of them: $c"
 }
 
 # (b) float32 within the quantisation bound. A new run starts from set 0 in every slot: clear
