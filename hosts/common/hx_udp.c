@@ -228,8 +228,9 @@ int hx_udp_resolve(struct hx *hx, char *why, size_t whylen)
 	 * session exists, which registration makes after this): the sockets resolve it at their
 	 * first send otherwise. */
 	hx->peer_mac_ok = hx->cfg.peer_ip && neigh_lookup(hx, hx->cfg.peer_ip, hx->peer_mac);
-	if (hx->cfg.peer_ip && !hx->peer_mac_ok)
-		neigh_use(hx, hx->cfg.peer_ip);
+	/* Not asked for now: an ARP request the peer cannot answer yet leaves the kernel's entry
+	 * waiting a whole retransmission time (1 s) before it asks again, which the first send
+	 * would wait out (and a SyncAgtr start barrier's other workers time out meanwhile). */
 	return 0;
 }
 
