@@ -448,7 +448,8 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 		errno = -rc;
 		return NULL;
 	}
-	rc = atp_sock_open(&e->hx, &cfg->cli, false, "atp-worker", err, errlen);
+	rc = atp_sock_open(&e->hx, &cfg->cli, false, cfg->tool ? cfg->tool : "atp-worker", err,
+	                   errlen);
 	if (rc < 0) {
 		atp_engine_destroy(e);
 		errno = -rc;

@@ -22,7 +22,8 @@ struct atp_engine_cfg {
 	unsigned timeout_ms;       /* least stall timeout */
 	unsigned first_timeout_ms; /* ... until the first round trip is measured (0: 250) */
 	unsigned give_up_s;
-	int cc; /* AIMD on ECN */
+	int cc;           /* AIMD on ECN */
+	const char *tool; /* names the transport's stderr line (NULL: "atp-worker") */
 };
 
 struct atp_engine_stats {

@@ -321,6 +321,7 @@ struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t e
 	c.timeout_ms = or_default(p->timeout_ms, 20);
 	c.give_up_s = or_default(p->give_up_s, 20);
 	c.cc = (int)p->cc;
+	c.tool = "inswitch.ATP";
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		snprintf(err, errlen, "out of memory");

@@ -16,7 +16,6 @@
  * can be delayed in the network. When round trips are longer than the guard it costs nothing.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdatomic.h>
