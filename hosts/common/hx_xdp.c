@@ -402,21 +402,13 @@ int hx_xdp_send(struct hx_sock *s, const void *frame, size_t len, uint32_t ip, u
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Spins until the rx ring has something or end (ns) passed, waking the kernel when it
  * waits for fill-ring entries. */
 static unsigned rx_spin(struct hx_sock *s, uint64_t end)
 {
 	unsigned got;
 
-	while ((got = xsk_cons_nb_avail(&s->rx, 1)) == 0 && mono_ns() < end)
+	while ((got = xsk_cons_nb_avail(&s->rx, 1)) == 0 && hx_now_ns() < end)
 		if (xsk_ring_prod__needs_wakeup(&s->hx->fq)) {
 			s->st.wakeups++;
 			(void)recvfrom(xsk_socket__fd(s->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
@@ -439,7 +431,7 @@ int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint3
 		struct pollfd pfd = {.fd = xsk_socket__fd(s->xsk), .events = POLLIN};
 
 		if (s->hx->cfg.busy_poll) {
-			rx_spin(s, mono_ns() + (uint64_t)timeout_ms * 1000000ull);
+			rx_spin(s, hx_now_ns() + (uint64_t)timeout_ms * 1000000ull);
 		} else {
 			s->st.wakeups++;
 			(void)poll(&pfd, 1, timeout_ms);
@@ -486,7 +478,7 @@ void hx_xdp_wait(struct hx_sock *s, int timeout_ms)
 	if (timeout_ms <= 0 || xsk_cons_nb_avail(&s->rx, 1))
 		return;
 	if (s->hx->cfg.busy_poll) {
-		rx_spin(s, mono_ns() + (uint64_t)timeout_ms * 1000000ull);
+		rx_spin(s, hx_now_ns() + (uint64_t)timeout_ms * 1000000ull);
 		return;
 	}
 	s->st.wakeups++;

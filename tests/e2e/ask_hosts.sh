@@ -26,12 +26,7 @@ trap isw_cleanup EXIT
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tools=$build/hosts/ask
 wordcount=$src/hosts/ask/ask-wordcount
-for t in ask-sender ask-receiver ask-count; do
-	[ -x "$tools/$t" ] || {
-		echo "skipped: hosts/ask tools not built"
-		exit 77
-	}
-done
+isw_need_tools "$tools/ask-sender" "$tools/ask-receiver" "$tools/ask-count"
 corpus=()
 for f in /usr/share/games/fortunes/*; do
 	[[ -f $f && $f != *.dat && $f != *.u8 ]] && corpus+=("$f")

@@ -32,10 +32,7 @@ trap isw_cleanup EXIT
 
 worker=$build/hosts/atp/atp-worker
 ps=$build/hosts/atp/atp-ps
-[ -x "$worker" ] && [ -x "$ps" ] || {
-	echo "skipped: hosts/atp tools not built"
-	exit 77
-}
+isw_need_tools "$worker" "$ps"
 COMMON="--threads 2 --window 64 --pool 256"
 
 # run_app NAME APP "WORKER_HOSTS" PS_HOST [worker options...]: the PS, then the 4 workers in

@@ -212,6 +212,17 @@ isw_python() {
 	}
 }
 
+# isw_need_tools PATH...: skips the test (exit 77) unless every PATH is an executable.
+isw_need_tools() {
+	local t
+	for t in "$@"; do
+		[ -x "$t" ] || {
+			echo "skipped: $t not built"
+			exit 77
+		}
+	done
+}
+
 isw_need_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "skipped: needs root for network namespaces"

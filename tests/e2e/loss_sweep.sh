@@ -23,12 +23,7 @@ trap isw_cleanup EXIT
 sa=$build/hosts/syncagtr/syncagtr-worker
 atpw=$build/hosts/atp/atp-worker
 atpps=$build/hosts/atp/atp-ps
-for t in "$sa" "$atpw" "$atpps"; do
-	[ -x "$t" ] || {
-		echo "skipped: $t not built"
-		exit 77
-	}
-done
+isw_need_tools "$sa" "$atpw" "$atpps"
 CASES=${SWEEP_CASES:-0 1 5 10 reorder}
 COUNT=${SWEEP_COUNT:-4Mi}
 RATIO=${SWEEP_RATIO:-4}

@@ -16,12 +16,7 @@ isw_need_root
 trap isw_cleanup EXIT
 
 bound=${RESTART_BOUND_S:-5}
-for t in atp-worker atp-ps; do
-	[ -x "$build/hosts/atp/$t" ] || {
-		echo "skipped: hosts/atp/$t not built"
-		exit 77
-	}
-done
+isw_need_tools "$build/hosts/atp/atp-worker" "$build/hosts/atp/atp-ps"
 app_add() { isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null; }
 # pkts: the app's frames so far on this switch.
 pkts() { isw_ctl --json atp app show 1 | jq '.counters[0].pkts'; }

@@ -32,10 +32,7 @@ trap isw_cleanup EXIT
 worker=$build/hosts/syncagtr/syncagtr-worker
 # Worker options for the lossy case: a longer guard (see case_c).
 LOSSY=${SA_LOSSY:---timeout-ms 10 --guard-ms 10}
-[ -x "$worker" ] || {
-	echo "skipped: $worker not built"
-	exit 77
-}
+isw_need_tools "$worker"
 
 # run_workers NAME SESSION SWITCH_IP "HOSTS" [worker options...]: rank r runs on the r-th host
 # of HOSTS; all in parallel; fails unless every one exits 0 (which, with --check, means its

@@ -327,11 +327,11 @@ static void test_exec_file(void **state)
 	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
 	assert_contains(err, ":4: mac: 'bad' is not a MAC address");
 	/* The message is the plain text, not its JSON escaping. */
-	char path2[] = "/tmp/isw-test-cmd-XXXXXX";
+	char quoted_path[] = "/tmp/isw-test-cmd-XXXXXX"; /* mkstemp's template */
 	const char bad[] = "l2 add \"a\\\"b\" 0\n";
-	write_file(path2, bad, sizeof(bad) - 1);
-	assert_true(isw_cmd_exec_file(path2, err, sizeof(err)) < 0);
-	unlink(path2);
+	write_file(quoted_path, bad, sizeof(bad) - 1);
+	assert_true(isw_cmd_exec_file(quoted_path, err, sizeof(err)) < 0);
+	unlink(quoted_path);
 	assert_contains(err, ":1: mac: 'a\"b' is not");
 	/* Lines before the error took effect, lines after it did not. */
 	const char *r = run("l2 show", 0);

@@ -134,7 +134,7 @@ class SyncAgtr(_Comm):
 
     def __init__(self, rank, workers, switch_ip, *, ctl=None, session=1, attach="l2", threads=4,
                  window=64, elems=256, timeout_ms=20, first_timeout_ms=250, give_up_s=20,
-                 guard_ms=3, worker_port=4000, reset=False, barrier=True, transport="socket"):
+                 guard_ms=3, worker_port=4000, reset=False, barrier=True, transport=None):
         p = _native.SaParams()
         p.size = ctypes.sizeof(p)
         p.rank, p.workers, p.session = rank, workers, session
@@ -146,7 +146,7 @@ class SyncAgtr(_Comm):
         p.switch_ip = str(switch_ip).encode()
         p.ctl = str(ctl).encode() if ctl is not None else None
         p.attach = str(attach).encode()
-        p.transport = str(transport).encode()
+        p.transport = str(transport).encode() if transport is not None else None
         self.rank, self.workers, self.session = rank, workers, session
         self._h = None
         self._stats, self._close = lib.isw_sa_stats, lib.isw_sa_close
@@ -171,9 +171,9 @@ class ATP(_Comm):
 
     The switch's app (atp app add) and its parameter server(s) (atp-ps, with the same threads,
     window, pool and scale) must be up; the workers need no registration or rendezvous. Raw
-    Ethernet frames on dev, over transport: "auto" (AF_XDP where it can be set up, else
-    AF_PACKET; one line on stderr says which), "xdp" or "socket" (hosts/README.md, The
-    transport): needs CAP_NET_RAW, and CAP_NET_ADMIN and CAP_BPF for AF_XDP.
+    Ethernet frames on dev, over transport: "auto" (None, the default: AF_XDP where it can be
+    set up, else AF_PACKET; one line on stderr says which), "xdp" or "socket" (hosts/README.md,
+    The transport): needs CAP_NET_RAW, and CAP_NET_ADMIN and CAP_BPF for AF_XDP.
 
     id, workers: this worker (bit id of the bitmap) and how many there are. app: 1..12.
     dev: the interface towards the switch. nps: parameter servers. threads, window: one socket
@@ -191,7 +191,7 @@ class ATP(_Comm):
 
     def __init__(self, id, workers, app, dev, *, nps=1, threads=1, window=100, pool=20000,
                  scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=0, ctl=None,
-                 reset=None, transport="auto"):
+                 reset=None, transport=None):
         p = _native.AtpParams()
         p.size = ctypes.sizeof(p)
         p.id, p.workers, p.app, p.nps = id, workers, app, nps
@@ -201,7 +201,7 @@ class ATP(_Comm):
         p.dev = str(dev).encode()
         p.ctl = str(ctl).encode() if ctl is not None else None
         p.reset = int(ctl is not None if reset is None else reset)
-        p.transport = str(transport).encode()
+        p.transport = str(transport).encode() if transport is not None else None
         self.rank, self.workers, self.app = id, workers, app
         self._h = None
         self._stats, self._close = lib.isw_atp_stats, lib.isw_atp_close
