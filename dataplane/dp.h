@@ -56,6 +56,8 @@ struct isw_dp {
 	struct isw_stats baseline;
 	struct isw_worker_base {
 		uint64_t polls, busy_polls, handoff_out, handoff_in, backpressure;
+		uint64_t tsc_loop, tsc_busy, tsc_rx, tsc_tx;
+		uint64_t run_ns, wait_ns; /* isw_worker_sched() at the reset */
 	} worker_base[ISW_MAX_WORKERS];
 	uint64_t baseline_tsc;
 	/* How long start-up took (main.c): from the process's start to main, EAL set-up, the

@@ -310,6 +310,14 @@ ISW_CMD_REGISTER(port_fault_seed, "port fault seed", "N",
 
 /* ---- stats ---- */
 
+/* part / whole in per cent, to two decimals (a share, not a measurement to six digits). */
+static double pct2(uint64_t part, uint64_t whole)
+{
+	if (part > whole)
+		part = whole;
+	return whole ? (double)(uint64_t)(10000.0 * (double)part / (double)whole) / 100 : 0.0;
+}
+
 static void stats_json(struct isw_json *j)
 {
 	struct isw_stats s;
@@ -380,11 +388,26 @@ static void stats_json(struct isw_json *j)
 		isw_json_u64(j, "lcore", isw_dp.workers[i]->lcore);
 		isw_json_u64(j, "rxqs", isw_dp.workers[i]->nb_rxq);
 		isw_json_u64(j, "polls", polls);
-		/* Two decimals: a share of polls, not a measurement to six digits. */
-		isw_json_dbl(j, "busy_pct",
-		             polls ? (double)(uint64_t)(10000.0 * (double)busy / (double)polls) /
-		                             100
-		                   : 0.0);
+		isw_json_dbl(j, "busy_pct", pct2(busy, polls));
+		/* Where the time went, in per cent of the loop's: the driver's receive and
+		 * transmit calls and the pipelines' work in iterations that moved packets, and
+		 * idle polling (VPP's "show runtime" idea, per worker). */
+		uint64_t loop = ws->tsc_loop - b->tsc_loop, tbusy = ws->tsc_busy - b->tsc_busy;
+		uint64_t trx = ws->tsc_rx - b->tsc_rx, ttx = ws->tsc_tx - b->tsc_tx;
+		isw_json_dbl(j, "rx_pct", pct2(trx, loop));
+		/* The worker updates these one after another while we read: never below 0. */
+		isw_json_dbl(j, "pipeline_pct",
+		             pct2(tbusy > trx + ttx ? tbusy - trx - ttx : 0, loop));
+		isw_json_dbl(j, "tx_pct", pct2(ttx, loop));
+		isw_json_dbl(j, "idle_pct", pct2(loop - tbusy, loop));
+		/* And whether the thread had its CPU: time it ran, and time it was runnable but
+		 * waited while the kernel ran something else on that CPU (a shared core). */
+		uint64_t run_ns, wait_ns;
+		if (isw_worker_sched(isw_dp.workers[i], &run_ns, &wait_ns) == 0) {
+			uint64_t el = (uint64_t)(isw_stats_elapsed() * 1e9);
+			isw_json_dbl(j, "cpu_pct", pct2(run_ns - b->run_ns, el));
+			isw_json_dbl(j, "waited_pct", pct2(wait_ns - b->wait_ns, el));
+		}
 		isw_json_u64(j, "handoff_out", ws->handoff_out - b->handoff_out);
 		isw_json_u64(j, "handoff_in", ws->handoff_in - b->handoff_in);
 		isw_json_u64(j, "backpressure", ws->backpressure - b->backpressure);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -40,14 +42,39 @@ void isw_stats_reset(void)
 	sum_raw(&isw_dp.baseline);
 	for (unsigned i = 0; i < isw_dp.nb_workers; i++) {
 		const struct isw_stats *s = &isw_dp.workers[i]->stats;
-		isw_dp.worker_base[i] = (struct isw_worker_base){
-		        s->polls, s->busy_polls, s->handoff_out, s->handoff_in, s->backpressure};
+		struct isw_worker_base *b = &isw_dp.worker_base[i];
+		*b = (struct isw_worker_base){.polls = s->polls,
+		                              .busy_polls = s->busy_polls,
+		                              .handoff_out = s->handoff_out,
+		                              .handoff_in = s->handoff_in,
+		                              .backpressure = s->backpressure,
+		                              .tsc_loop = s->tsc_loop,
+		                              .tsc_busy = s->tsc_busy,
+		                              .tsc_rx = s->tsc_rx,
+		                              .tsc_tx = s->tsc_tx};
+		if (isw_worker_sched(isw_dp.workers[i], &b->run_ns, &b->wait_ns) != 0)
+			b->run_ns = b->wait_ns = 0;
 		/* A maximum has no baseline: restart it. The worker may write back a deeper value
 		 * it read just before; either is a depth its queue had. */
 		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
 			__atomic_store_n(&isw_dp.workers[i]->shape[p].max_n, 0, __ATOMIC_RELAXED);
 	}
 	isw_dp.baseline_tsc = rte_get_tsc_cycles();
+}
+
+int isw_worker_sched(const struct isw_worker *w, uint64_t *run_ns, uint64_t *wait_ns)
+{
+	int tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+	if (tid <= 0)
+		return -1;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	int n = fscanf(f, "%" SCNu64 " %" SCNu64, run_ns, wait_ns);
+	fclose(f);
+	return n == 2 ? 0 : -1;
 }
 
 double isw_stats_elapsed(void)

@@ -49,6 +49,14 @@ struct isw_stats {
 	uint64_t replicas;     /* copies made by the replication engine */
 	uint64_t polls;        /* loop iterations */
 	uint64_t busy_polls;   /* iterations that received at least one packet */
+	/* Where a worker's time goes (TSC cycles, in the sampled iterations: worker.h
+	 * ISW_TIMED_MASK): every iteration; the iterations that moved packets; and within those,
+	 * the driver's receive calls (empty ones included) and transmit calls. The rest of a busy
+	 * iteration is the pipelines' own work. */
+	uint64_t tsc_loop;
+	uint64_t tsc_busy;
+	uint64_t tsc_rx;
+	uint64_t tsc_tx;
 	uint64_t strict_multi_access;
 	uint64_t strict_recirc_over;
 } __rte_cache_aligned;
@@ -61,6 +69,11 @@ void isw_stats_reset(void);
 
 /* Seconds since start-up or the last reset. */
 double isw_stats_elapsed(void);
+
+/* A worker thread's time on a CPU and waiting for one (ns since it started), from the kernel's
+ * schedstat; -1 when it cannot be read (no /proc, the thread not started). Control thread. */
+struct isw_worker;
+int isw_worker_sched(const struct isw_worker *w, uint64_t *run_ns, uint64_t *wait_ns);
 
 struct isw_json;
 /* Writes the counters as members of the open reply object (stats show, final report). */

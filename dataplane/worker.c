@@ -13,7 +13,10 @@ void isw_tx_flush(struct isw_worker *w, uint16_t port)
 	struct isw_txbuf *b = &w->tx[port];
 	if (b->n == 0)
 		return;
+	uint64_t t0 = w->timed ? rte_rdtsc() : 0;
 	uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->txq[port], b->pkts, b->n);
+	if (w->timed)
+		w->it_tx += rte_rdtsc() - t0;
 	struct isw_port_stats *ps = &w->stats.port[port];
 	ps->tx_pkts += sent;
 	for (uint16_t i = 0; i < sent; i++)
@@ -98,7 +101,10 @@ static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t p
                      uint64_t now)
 {
 	struct rte_mbuf *pkts[ISW_BURST_MAX];
+	uint64_t t0 = w->timed ? rte_rdtsc() : 0;
 	uint16_t n = rte_eth_rx_burst(port, queue, pkts, isw_dp.burst);
+	if (w->timed)
+		w->it_rx += rte_rdtsc() - t0;
 	if (n == 0)
 		return;
 	w->last_active = now;
@@ -197,6 +203,12 @@ static bool all_idle(uint64_t now)
 int isw_worker_main(void *arg)
 {
 	struct isw_worker *w = arg;
+	__atomic_store_n(&w->tid, rte_gettid(), __ATOMIC_RELEASE);
+	/* The thread ran before it became a worker (worker 0 is the main thread, which set
+	 * everything up): its CPU time counts from here unless a reset came first. */
+	struct isw_worker_base *b = &isw_dp.worker_base[w->index];
+	if (b->run_ns == 0 && b->wait_ns == 0 && isw_worker_sched(w, &b->run_ns, &b->wait_ns) != 0)
+		b->run_ns = b->wait_ns = 0;
 	rte_rcu_qsbr_thread_register(isw_dp.rcu, w->index);
 	rte_rcu_qsbr_thread_online(isw_dp.rcu, w->index);
 	w->last_active = rte_get_tsc_cycles();
@@ -224,7 +236,18 @@ int isw_worker_main(void *arg)
 			if (w->tx[p].n)
 				isw_tx_flush(w, p);
 
+		if (w->timed) {
+			uint64_t len = rte_rdtsc() - now;
+			w->stats.tsc_loop += len;
+			if (w->last_active != before || w->it_tx != 0) {
+				w->stats.tsc_busy += len;
+				w->stats.tsc_rx += w->it_rx;
+				w->stats.tsc_tx += w->it_tx;
+			}
+			w->it_rx = w->it_tx = 0;
+		}
 		w->stats.polls++;
+		w->timed = (w->stats.polls & ISW_TIMED_MASK) == 0;
 		if (w->last_active != before)
 			w->stats.busy_polls++;
 		else if (isw_dp.idle_exit_tsc && w->index == 0 && all_idle(now))

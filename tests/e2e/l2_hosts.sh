@@ -37,6 +37,17 @@ echo "port 0 rx $rx0, port 2 tx $tx2, l2 took $l2 packets"
 [ "$rx0" -gt 5000 ] || isw_fail "port 0 received only $rx0 packets"
 [ "$tx2" -gt 5000 ] || isw_fail "port 2 sent only $tx2 packets"
 [ "$l2" -ge "$rx0" ] || isw_fail "l2 counted $l2 < rx $rx0"
+# Where the worker's time went: the four shares of its loop add up to the whole (each is cut
+# to two decimals, and the worker updates them while we read), the TCP transfer's frames cost
+# transmit time, and the kernel says how much of the time the lcore thread ran.
+w0=$(echo "$stats" | jq -c '.workers[0]')
+echo "worker 0: $w0"
+echo "$w0" | jq -e '(.rx_pct + .pipeline_pct + .tx_pct + .idle_pct) as $s | $s > 99 and $s <= 100.01' \
+	>/dev/null || isw_fail "worker 0's time shares do not add up to 100 %: $w0"
+echo "$w0" | jq -e '.tx_pct > 0 and .rx_pct > 0 and .pipeline_pct >= 0' >/dev/null ||
+	isw_fail "worker 0 moved frames but shows no receive or transmit time: $w0"
+echo "$w0" | jq -e '.cpu_pct > 0 and .waited_pct >= 0 and .cpu_pct + .waited_pct <= 101' >/dev/null ||
+	isw_fail "worker 0's CPU share is missing or impossible: $w0"
 # With unknown-unicast flooding off and every host known, nothing was dropped as no-dest
 # except possibly IPv6 router solicitations (multicast, flooded): check the no-dest count is 0.
 nodest=$(echo "$stats" | jq '[.drops[] | select(.reason == "no-dest") | .count] | add // 0')
