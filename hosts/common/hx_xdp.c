@@ -15,7 +15,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <net/if_arp.h>
 #include <linux/if_xdp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -205,12 +208,46 @@ static const char *mode_name(struct hx_sock *s)
 	return "copy mode";
 }
 
+/* AF_XDP here moves Ethernet frames over a link: not over loopback (the peer is this host) nor
+ * over a device without Ethernet headers. */
+static int dev_check(const char *dev, char *why, size_t whylen)
+{
+	struct ifreq ifr = {0};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		rc = -errno;
+	close(fd);
+	if (rc < 0) {
+		snprintf(why, whylen, "%s: %s", dev, strerror(-rc));
+		return rc;
+	}
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		snprintf(why, whylen, "%s is not an Ethernet device%s", dev,
+		         ifr.ifr_hwaddr.sa_family == ARPHRD_LOOPBACK
+		                 ? " (loopback: the peer is on this host)"
+		                 : "");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 {
 	uint64_t *addrs;
 	int rc, xsks_fd;
 
 	if (hx->cfg.proto == HX_UDP && (rc = hx_udp_resolve(hx, why, whylen)) < 0)
+		return rc;
+	hx->ifindex = (int)if_nametoindex(hx->dev);
+	if (hx->ifindex == 0) {
+		snprintf(why, whylen, "no interface %s", hx->dev);
+		return -ENODEV;
+	}
+	if ((rc = dev_check(hx->dev, why, whylen)) < 0)
 		return rc;
 	for (unsigned i = 0; hx->cfg.proto == HX_UDP && i < hx->cfg.nsock; i++)
 		if ((rc = hx_udp_hold(&hx->socks[i])) < 0) {
@@ -219,11 +256,6 @@ int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 			         rc == -EADDRINUSE ? " (another tool on this host?)" : "");
 			return rc;
 		}
-	hx->ifindex = (int)if_nametoindex(hx->dev);
-	if (hx->ifindex == 0) {
-		snprintf(why, whylen, "no interface %s", hx->dev);
-		return -ENODEV;
-	}
 	if (pthread_mutex_init(&hx->lock, NULL) != 0)
 		return -ENOMEM;
 	if ((rc = umem_create(hx, why, whylen)) < 0 || (rc = prog_attach(hx, why, whylen)) < 0)

@@ -353,6 +353,46 @@ static void auto_kind(void **state)
 	assert_non_null(strstr(why, "XDP program"));
 }
 
+/*
+ * A peer on this host (the route goes through lo): AF_XDP cannot reach it, so auto takes the
+ * sockets and says why, and xdp refuses with the reason; the sockets work.
+ */
+static void udp_loopback(void **state)
+{
+	struct hx_cfg c = {.kind = HX_AUTO,
+	                   .proto = HX_UDP,
+	                   .peer_port = htons(5000),
+	                   .udp_port = 6200,
+	                   .nsock = 1};
+	struct sockaddr_in me = {.sin_family = AF_INET, .sin_port = htons(5000)};
+	uint8_t p[100] = {42}, buf[200];
+	char why[256] = "";
+	struct hx *hx;
+	int peer = socket(AF_INET, SOCK_DGRAM, 0);
+	struct timeval tv = {1, 0};
+
+	(void)state;
+	assert_true(peer >= 0);
+	fds[3] = peer;
+	me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(peer, (struct sockaddr *)&me, sizeof(me)), 0);
+	setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	c.peer_ip = htonl(INADDR_LOOPBACK);
+	assert_int_equal(hx_open(&hx, &c, why, sizeof(why)), 0);
+	assert_int_equal(hx_kind(track(hx)), HX_SOCKET);
+	print_message("%s\n", hx_describe(hx));
+	assert_non_null(strstr(hx_describe(hx), "loopback"));
+	assert_int_equal(hx_send(hx_sock(hx, 0), p, sizeof(p)), 0);
+	assert_int_equal(hx_flush(hx_sock(hx, 0)), 0);
+	assert_int_equal(recv(peer, buf, sizeof(buf), 0), sizeof(p));
+	assert_int_equal(buf[0], 42);
+	c.kind = HX_XDP;
+	c.udp_port = 6201;
+	assert_true(hx_open(&hx, &c, why, sizeof(why)) < 0);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, "loopback"));
+}
+
 /* A kernel UDP socket on B's address, port. */
 static int udp_peer(uint16_t port)
 {
@@ -618,7 +658,7 @@ int main(int argc, char **argv)
 	        T(batches_xdp), T(full_ring_socket), T(full_ring_xdp), T(tx_ring_wrap),
 	        T(too_large),   T(passes_to_kernel), T(auto_kind),     T(udp_socket),
 	        T(udp_xdp),     T(udp_no_neighbour), T(no_duplicates), T(udp_any_socket),
-	        T(udp_any_xdp),
+	        T(udp_any_xdp), T(udp_loopback),
 	};
 
 	if (argc != 4) {
