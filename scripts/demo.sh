@@ -8,9 +8,9 @@
 # apps at once (each app's workers on h1 and h2, both parameter servers on h3) with each app's
 # goodput, fallback share and check of the result, then an ASK WordCount of a real text (senders
 # on h1 and h2, the receiver on h3) with its tuples/s, absorbed fraction and check of the result,
-# the counters through inswitch-ctl, and a clean teardown. ATP's and ASK's host tools run on
-# AF_XDP where they can have it (--transport auto; SyncAgtr's stay on their default, kernel
-# UDP: hosts/README.md, The transport) and each job says which.
+# the counters through inswitch-ctl, and a clean teardown. The host tools run on AF_XDP where
+# they can have it (--transport auto, their default: hosts/README.md, The transport) and each
+# job says which.
 # Exits non-zero if any result is wrong. Needs root (uses sudo otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +63,7 @@ allreduce() {
 	for i in 1 2 3; do
 		isw_ns "$i" "$build/hosts/syncagtr/syncagtr-worker" --rank $((i - 1)) --workers 3 \
 			--switch-ip 10.99.0.254 --ctl "$ISW_CTL_SOCK" --session 1 --count 4Mi \
-			--type "$type" --check --json --quiet \
+			--type "$type" --transport auto --check --json --quiet \
 			>"$ISW_TMP/$type.$i.json" 2>"$ISW_TMP/$type.$i.err" &
 		pids+=($!)
 	done

@@ -19,7 +19,7 @@ void ask_cli_defaults(struct ask_cli *c)
 	        .key_bytes = ASK_DEF_KEY_BYTES,
 	        .op = ASK_OP_ADD,
 	        .kfmt = ASK_KFMT_TEXT,
-	        .transport = HX_SOCKET,
+	        .transport = HX_AUTO,
 	};
 }
 

@@ -47,7 +47,19 @@ enum {
 	ASK_CLI_BUSY_POLL,
 };
 
-/* The shared entries of a tool's struct option table. */
+/* The shared entries of a tool's struct option table: those of the data (keys, values, inputs,
+ * output) that every tool takes, ask-count included, and those of the network that only the
+ * sender and receiver take. */
+#define ASK_CLI_LONGOPTS_DATA                                                \
+	{"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES},           \
+	        {"op", required_argument, NULL, ASK_CLI_OP},                 \
+	        {"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT}, \
+	        {"json", no_argument, NULL, ASK_CLI_JSON},                   \
+	        {"words", required_argument, NULL, ASK_CLI_WORDS},           \
+	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},         \
+	{                                                                    \
+		"zipf", required_argument, NULL, ASK_CLI_ZIPF                \
+	}
 #define ASK_CLI_LONGOPTS                                                       \
 	{"task", required_argument, NULL, ASK_CLI_TASK},                       \
 	        {"incarnation", required_argument, NULL, ASK_CLI_INCARNATION}, \
@@ -55,17 +67,8 @@ enum {
 	        {"channels", required_argument, NULL, ASK_CLI_CHANNELS},       \
 	        {"window", required_argument, NULL, ASK_CLI_WINDOW},           \
 	        {"slots", required_argument, NULL, ASK_CLI_SLOTS},             \
-	        {"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES},     \
-	        {"op", required_argument, NULL, ASK_CLI_OP},                   \
-	        {"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT},   \
-	        {"json", no_argument, NULL, ASK_CLI_JSON},                     \
-	        {"words", required_argument, NULL, ASK_CLI_WORDS},             \
-	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},           \
 	        {"transport", required_argument, NULL, ASK_CLI_TRANSPORT},     \
-	        {"busy-poll", no_argument, NULL, ASK_CLI_BUSY_POLL},           \
-	{                                                                      \
-		"zipf", required_argument, NULL, ASK_CLI_ZIPF                  \
-	}
+	        {"busy-poll", no_argument, NULL, ASK_CLI_BUSY_POLL}, ASK_CLI_LONGOPTS_DATA
 
 /* Help lines of the shared options. */
 #define ASK_CLI_HELP_TASK                                                                     \
@@ -79,9 +82,10 @@ enum {
 	"  --tuples FILE        lines \"key value\" (value -2^31..2^32-1)\n"                     \
 	"  --zipf K,S,N,SEED    N tuples of 8-byte keys 0..K-1 (big-endian), Zipf(S), value 1\n" \
 	"                       (each input option may repeat: read in order)\n"
-#define ASK_CLI_HELP_TRANSPORT                                                                    \
-	"  --transport T        socket (default), xdp or auto (AF_XDP where it can be set up):\n" \
-	"                       hosts/README.md, The transport; one line on stderr says which\n"  \
+#define ASK_CLI_HELP_TRANSPORT                                                           \
+	"  --transport T        xdp, socket or auto (the default: AF_XDP where it can\n" \
+	"                       be set up; hosts/README.md, The transport); one line\n"  \
+	"                       on stderr says which\n"                                  \
 	"  --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
 #define ASK_CLI_HELP_OUTPUT                                                                 \
 	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n" \

@@ -15,7 +15,7 @@
 enum { OPT_OUT = 300, OPT_HELP };
 
 static const struct option longopts[] = {
-        ASK_CLI_LONGOPTS,
+        ASK_CLI_LONGOPTS_DATA,
         {"out", required_argument, NULL, OPT_OUT},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},

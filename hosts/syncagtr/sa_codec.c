@@ -26,8 +26,7 @@ void sa_config_default(struct sa_config *cfg)
 	cfg->first_timeout_ms = 250;
 	cfg->give_up_s = 20;
 	cfg->guard_ms = 3;
-	/* Kernel UDP until AF_XDP's duplicates are understood (hosts/README.md, The transport) */
-	cfg->transport = HX_SOCKET;
+	cfg->transport = HX_AUTO;
 }
 
 unsigned sa_config_slots(const struct sa_config *cfg)
