@@ -196,6 +196,11 @@ run_atp() {
 	record "atp-$type-$tr" "$run" "$ISW_TMP"/atp.[0-3].json
 }
 
+# ASK's address is not SyncAgtr's: the switch answers ARP for each with its pipeline's MAC, and
+# hosts that cached ASK's would send the next run's SyncAgtr packets to it until the kernel's
+# entry expired (up to 45 s), longer than the workers' start barrier waits.
+ASK_IP=10.99.0.252
+
 # The fortunes text four times over (1.8 M tuples): a job of about a second, so that starting the
 # processes is not most of it.
 ask_input=()
@@ -211,7 +216,7 @@ run_ask() {
 	[ "$tr" != before ] || src=$BSRC
 	# shellcheck disable=SC2046
 	"$src/hosts/ask/ask-wordcount" --build "$(tools "$tr")/hosts/ask" --receiver-ns "${ISW_TAG}h3" \
-		--receiver-ip 10.99.0.3 --switch-ip 10.99.0.254 --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
+		--receiver-ip 10.99.0.3 --switch-ip "$ASK_IP" --senders "${ISW_TAG}h1,${ISW_TAG}h2" \
 		"${ask_input[@]}" --slots 16 --key-bytes 16 --aa-size 2048 --window 64 \
 		--swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$BUILD/inswitch-ctl" \
 		--receiver-mac 02:00:00:00:00:03 --switch-port 2 --sender-ports 0,1 $(trarg "$tr") \
@@ -248,7 +253,7 @@ for ((run = 1; run <= RUNS; run++)); do
 		for tr in $TRANSPORTS; do run_atp $type $tr $run; done
 	done
 	pipeline ask
-	isw_ctl ask config set ip 10.99.0.254 >/dev/null
+	isw_ctl ask config set ip "$ASK_IP" >/dev/null
 	for tr in $TRANSPORTS; do run_ask $tr $run; done
 done
 
@@ -288,7 +293,9 @@ report() {
 if command -v gnuplot >/dev/null; then
 	report | awk 'NR > 1 && $1 !~ /^ask/ { print $1, $7, $6, $8 }' >"$OUT/hosts.dat"
 	gnuplot <<EOF
-set terminal pngcairo size 1000,520 noenhanced
+set terminal pngcairo size 1100,560 noenhanced
+set rmargin 10
+set bmargin 9
 set output "$OUT/hosts.png"
 set title "Allreduce of $COUNT int32/float32 per worker, 4 workers through inswitch ($RUNS runs: median, min-max)"
 set ylabel "Gbit/s per worker (slowest worker)"
