@@ -18,7 +18,7 @@ void sa_config_default(struct sa_config *cfg)
 	cfg->switch_port = SA_UDP_PORT;
 	cfg->worker_port = 4000;
 	cfg->threads = 4;
-	cfg->window = 64;
+	cfg->window = 128;
 	cfg->elems = 256;
 	cfg->type = SA_INT32;
 	cfg->timeout_ms = 20;

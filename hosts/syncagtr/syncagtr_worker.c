@@ -40,7 +40,7 @@ static const char usage_text[] =
         "      --worker-port P      UDP port of thread 0; thread t binds P+t (default 4000);\n"
         "                           every worker of a session must use the same value\n"
         "  -t, --threads T          worker threads, one socket each (default 4)\n"
-        "  -w, --window W           packets in flight per thread (default 64)\n"
+        "  -w, --window W           packets in flight per thread (default 128)\n"
         "  -e, --elems 64|256       values per packet: 308- or 1076-byte frames (default 256)\n"
         "  -c, --count N            tensor elements; suffixes Ki Mi Gi (x1024), k M G (x1000)\n"
         "                           (default 1Mi)\n"

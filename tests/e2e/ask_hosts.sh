@@ -81,6 +81,7 @@ if [[ $cases == *a* ]]; then
 	[ "$(jq .absorbed <<<"$c")" -gt 0 ] || isw_fail "a: the switch absorbed nothing"
 	[ "$(jq .swaps <<<"$c")" -gt 0 ] || isw_fail "a: no swaps"
 	[ "$(jq .fetched <<<"$c")" -gt 0 ] || isw_fail "a: nothing fetched"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 
 if [[ $cases == *x* ]]; then
@@ -91,6 +92,7 @@ if [[ $cases == *x* ]]; then
 	else
 		echo "x: skipped: the switch has no AF_XDP here, so neither have the hosts"
 	fi
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 
 if [[ $cases == *b* ]]; then
@@ -103,6 +105,7 @@ if [[ $cases == *b* ]]; then
 	c=$(counters)
 	[ "$(jq .repeats <<<"$c")" -gt 0 ] || isw_fail "b: no repeats reached the switch"
 	[ "$(jq .fetch_replays <<<"$c")" -gt 0 ] || isw_fail "b: no FETCH was retried (no replay)"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 
 # zipf NAME THRESHOLD: 4 senders of a Zipf stream through task 1 (8-byte keys, AA 256 per slot
@@ -155,6 +158,7 @@ if [[ $cases == *c* ]]; then
 	echo "c: absorbed fraction without swaps $f0, with swaps $f1"
 	awk -v a="$f0" -v b="$f1" 'BEGIN { exit !(b > a) }' ||
 		isw_fail "c: swaps did not raise the absorbed fraction ($f0 -> $f1)"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 # (d) WordCount again with the switch on two worker lcores and strict mode (recirc-limit 1): the
 # task is one shard, so the packets of the ports the other lcore polls are handed to its owner.
@@ -175,6 +179,7 @@ if [[ $cases == *d* ]]; then
 	echo "d: strict $(jq -c '{strict_multi_access, strict_recirc_over}' <<<"$s")"
 	[ "$(jq '.strict_multi_access + .strict_recirc_over' <<<"$s")" -eq 0 ] ||
 		isw_fail "d: a register array used twice in a pass, or more than one recirculation"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 if [[ $cases == *e* ]]; then
 	isw_ctl ask task del 1 >/dev/null 2>&1 || true
@@ -192,5 +197,9 @@ if [[ $cases == *e* ]]; then
 	stale=$(isw_ctl --json stats show | jq '[.drops[] | select(.reason == "ask-incarnation") | .count] | add // 0')
 	echo "e: the earlier job's packets dropped as ask-incarnation: $stale"
 	[ "$stale" -gt 0 ] || isw_fail "e: the earlier job's packets were not seen"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
+# every case asked for ran to its end (lib.sh, isw_cases)
+ISW_CASES_WANT=$(wc -w <<<"$cases")
+isw_cases_ran
 echo "ask-hosts: all cases passed ($cases)"

@@ -226,7 +226,7 @@ case_d() {
 		isw_fail "d2: no claim took a lapsed aggregator over"
 }
 
-for c in ${ATP_CASES:-a b c d}; do
-	"case_$c"
-done
+# shellcheck disable=SC2086 # the list of cases
+isw_cases ${ATP_CASES:-a b c d}
+isw_cases_ran
 echo "PASS"

@@ -229,3 +229,24 @@ isw_need_root() {
 		exit 77
 	fi
 }
+
+# isw_cases CASE...: runs case_CASE for each, in order, counting those that ran to their end;
+# isw_cases_ran, called next as a command of its own, fails unless all did. Bash abandons a
+# whole compound command on an expansion error (a bad arithmetic expression, even under set -e)
+# and goes on with the next command, so without the count a case dying that way would skip
+# the cases after it and the test would still say PASS.
+ISW_CASES_WANT=0
+ISW_CASES_DONE=0
+isw_cases() {
+	local c
+	ISW_CASES_WANT=$#
+	for c in "$@"; do
+		"case_$c"
+		ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
+	done
+}
+
+isw_cases_ran() {
+	[ "$ISW_CASES_DONE" = "$ISW_CASES_WANT" ] ||
+		isw_fail "only $ISW_CASES_DONE of $ISW_CASES_WANT cases ran to their end"
+}

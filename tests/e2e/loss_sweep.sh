@@ -134,7 +134,11 @@ for k in $CASES; do
 		fails+=("with ${FAULTS[$k]}: the PS completed a share $data of ATP's seqs, above ${DATA[$k]}")
 	awk -v a="$t_atp" -v s="$t_sa" -v r="$RATIO" 'BEGIN { exit !(a <= r * s + 1) }' ||
 		fails+=("with ${FAULTS[$k]}: ATP took $t_atp s, more than $RATIO x SyncAgtr's $t_sa s + 1 s")
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 done
+# every case ran to its end (lib.sh, isw_cases)
+ISW_CASES_WANT=$(wc -w <<<"$CASES")
+isw_cases_ran
 if [ -n "${SWEEP_KEEP:-}" ]; then
 	mkdir -p "$SWEEP_KEEP"
 	cp "$ISW_TMP"/*.err "$ISW_TMP"/*.json "$SWEEP_KEEP"/

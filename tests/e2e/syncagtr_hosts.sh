@@ -5,7 +5,10 @@
 # results against the sum every rank's seed implies.
 #   (w) an untimed warm-up (1 Mi int32)
 #   (a) 4 workers, 16 Mi int32, exact, on kernel UDP sockets (--transport socket; the warm-up
-#       too): not one retransmission anywhere on loss-free links
+#       too): not one retransmission anywhere on loss-free links. With window 64: at the
+#       default 128, four workers' sixteen threads on this machine's one spare CPU on sockets
+#       wait for it longer than the least timeout now and then (hosts/syncagtr/README.md,
+#       The window), which is not what this case is about
 #   (x) as (a) with the workers on AF_XDP (--transport xdp, where the switch has AF_XDP): exact;
 #       the packets the switch counts as retransmissions are reported, not bounded (see
 #       hosts/README.md, The transport)
@@ -105,7 +108,7 @@ S2=10.99.0.253
 # Untimed warm-up: the first allreduce after the switch starts runs at a fraction of the speed
 # (first touch of its memory without hugepages), which says nothing about the cases.
 case_w() {
-	run_workers w 1 $S1 "1 2 3 4" --count 1Mi --check --transport socket >/dev/null ||
+	run_workers w 1 $S1 "1 2 3 4" --count 1Mi --check --transport socket --window 64 >/dev/null ||
 		isw_fail "warm-up allreduce"
 }
 
@@ -116,7 +119,7 @@ case_w() {
 case_a() {
 	local c drops retx
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
-	run_workers a 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check --transport socket ||
+	run_workers a 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check --transport socket --window 64 ||
 		isw_fail "(a) int32 allreduce"
 	echo "(a) 4 workers, 16 Mi int32: verified, goodput $(goodput a) Gbit/s"
 	c=$(isw_ctl --json syncagtr session show 1 | jq -c '.counters[0]')
@@ -128,6 +131,8 @@ case_a() {
 		"$(jq -c '{rank, retransmits, duplicates, srtt_ms, barrier_seconds}' "$ISW_TMP"/[wa].*.json)"
 	[ "$(echo "$c" | jq .retransmits)" = 0 ] || isw_fail "(a) the switch saw retransmissions"
 	[ "$drops" = "{}" ] || isw_fail "(a) the switch dropped packets: $drops"
+	# The next cases take the default window (128): a session of their size
+	isw_ctl syncagtr session del 1 >/dev/null
 }
 
 case_x() {
@@ -138,7 +143,8 @@ case_x() {
 	}
 	local p0
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
-	p0=$(isw_ctl --json syncagtr session show 1 | jq '.counters[0].pkts')
+	# (a) deleted the session: then the workers make it, from 0 packets
+	p0=$(isw_ctl --json syncagtr session show 1 2>/dev/null | jq '.counters[0].pkts // 0' || true)
 	run_workers x 1 $S1 "1 2 3 4" --count 16Mi --type int32 --check --transport xdp ||
 		isw_fail "(x) int32 allreduce on AF_XDP"
 	[ "$(cat "$ISW_TMP"/x.*.json | jq -s -r 'map(.transport) | unique | join(",")')" = xdp ] ||
@@ -277,8 +283,8 @@ case_g() {
 	echo "(g) a SIGKILLed job, then ranks 1..3 at once and rank 0 1 s later with --reset: verified"
 }
 
-for c in ${SA_CASES:-w a x b c d e f g}; do
-	"case_$c"
-done
+# shellcheck disable=SC2086 # the list of cases
+isw_cases ${SA_CASES:-w a x b c d e f g}
+isw_cases_ran
 isw_ctl syncagtr session show
 echo "PASS"
