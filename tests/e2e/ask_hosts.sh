@@ -200,6 +200,6 @@ if [[ $cases == *e* ]]; then
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 # every case asked for ran to its end (lib.sh, isw_cases)
-ISW_CASES_WANT=$(wc -w <<<"$cases")
+ISW_CASES_WANT=$(awk "{ print NF }" <<<"$cases")
 isw_cases_ran
 echo "ask-hosts: all cases passed ($cases)"
