@@ -93,15 +93,16 @@ isw_ctl l2 flood unknown off >/dev/null
 isw_wait_path 1 10.99.0.5 || isw_wait_path 1 10.99.0.5 || isw_fail "h1 never reached h5"
 for i in 2 3 4; do isw_wait_path $i 10.99.0.1 || isw_fail "h$i never reached h1"; done
 
-# switch_time: what the switch's lcore spent per frame in the job just run (stats reset before
-# it), in microseconds: the driver's receive calls and the pipelines per frame received, the
-# driver's transmit calls per frame sent (stats show's time shares, docs/ctl.md). Three
-# tab-separated fields.
+# switch_time SECONDS: what the switch's lcore spent per frame in the job just run (stats reset
+# before it), in microseconds: the driver's receive calls and the pipelines per frame received,
+# the driver's transmit calls per frame sent (stats show's time shares, docs/ctl.md); and the
+# frames it received and sent per second of the job's SECONDS, in millions. Four tab-separated
+# fields.
 switch_time() {
-	isw_ctl --json stats show | jq -r '.elapsed_s as $e | ([.ports[].rx_pkts] | add) as $rx |
-		([.ports[].tx_pkts] | add) as $tx | .workers[0] |
-		[.rx_pct / $rx, .pipeline_pct / $rx, .tx_pct / $tx] |
-		map(. * $e * 1e4 | . * 100 | round / 100) | @tsv'
+	isw_ctl --json stats show | jq -r --argjson job "$1" '.elapsed_s as $e |
+		([.ports[].rx_pkts] | add) as $rx | ([.ports[].tx_pkts] | add) as $tx | .workers[0] |
+		([.rx_pct / $rx, .pipeline_pct / $rx, .tx_pct / $tx] | map(. * $e * 1e4)) +
+		[($rx + $tx) / $job / 1e6] | map(. * 100 | round / 100) | @tsv'
 }
 
 # record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files.
@@ -115,7 +116,7 @@ record() {
 	s=$(jq -s 'map(.seconds) | max' "$@")
 	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$s" \
 		"$(awk -v n="$elems" -v s="$s" 'BEGIN { printf "%.4f", n * 32 / s / 1e9 }')" \
-		"$(switch_time)" >>"$TSV"
+		"$(switch_time "$s")" >>"$TSV"
 	log "$name run $run: $s s"
 }
 
@@ -228,7 +229,7 @@ run_ask() {
 	# time: S s, T tuples/s: seconds, and (in the goodput column) M tuples/s
 	printf 'ask-wordcount-%s\t%s\t%s\t%s\t%s\n' "$tr" "$run" "$(echo "$line" | awk '{print $2}')" \
 		"$(echo "$line" | awk '{printf "%.4f", $4 / 1e6}')" \
-		"$(switch_time)" >>"$TSV"
+		"$(switch_time "$(echo "$line" | awk '{print $2}')")" >>"$TSV"
 	log "ask-wordcount-$tr run $run: $line"
 }
 
@@ -261,12 +262,12 @@ done
 report() {
 	sort -k1,1 -k4,4g "$TSV" | awk -F'\t' '
 	{ n[$1]++; g[$1, n[$1]] = $4; s[$1, n[$1]] = $3; order[$1] = order[$1] ? order[$1] : ++cases; name[order[$1]] = $1
-	  srx[$1] += $5; spl[$1] += $6; stx[$1] += $7 }
+	  srx[$1] += $5; spl[$1] += $6; stx[$1] += $7; sfr[$1] += $8 }
 	function med(arr, c, k) { k = n[c]; return k % 2 ? arr[c, (k + 1) / 2] : (arr[c, k / 2] + arr[c, k / 2 + 1]) / 2 }
 	END {
 		for (i = 1; i <= cases; i++) { c = name[i]; mg[c] = med(g, c) }
 		printf "%-24s %5s  %-27s %-24s %8s %9s %9s  %s\n", "case", "runs", "seconds min/med/max",
-		       "Gbit/s min/med/max", "x gloo", "x socket", "x before", "switch us/frame rx pipe tx"
+		       "Gbit/s min/med/max", "x gloo", "x socket", "x before", "switch us/frame rx pipe tx, Mframes/s"
 		for (i = 1; i <= cases; i++) {
 			c = name[i]; k = n[c]
 			# seconds sorted too: the fastest run has the highest goodput
@@ -274,9 +275,9 @@ report() {
 			xg = (c !~ /^ask/ && (ref in mg)) ? sprintf("%.2f", mg[c] / mg[ref]) : "-"
 			xs = (p[3] != "" && (sock in mg)) ? sprintf("%.2f", mg[c] / mg[sock]) : "-"
 			xb = (p[3] != "" && (bef in mg)) ? sprintf("%.2f", mg[c] / mg[bef]) : "-"
-			printf "%-24s %5d  %7.3f %7.3f %7.3f    %6.3f %6.3f %6.3f  %8s %9s %9s  %5.2f %5.2f %5.2f\n", c, k,
+			printf "%-24s %5d  %7.3f %7.3f %7.3f    %6.3f %6.3f %6.3f  %8s %9s %9s  %5.2f %5.2f %5.2f   %5.2f\n", c, k,
 			       s[c, k], med(s, c), s[c, 1], g[c, 1], mg[c], g[c, k], xg, xs, xb,
-			       srx[c] / k, spl[c] / k, stx[c] / k
+			       srx[c] / k, spl[c] / k, stx[c] / k, sfr[c] / k
 		}
 	}'
 }
@@ -286,7 +287,8 @@ report() {
 	echo "(ask-wordcount-*: 'seconds' is the job's time, 'Gbit/s' is M tuples/s)"
 	echo "(switch us/frame: its lcore's time per frame received in the driver's receive calls and in the"
 	echo " pipelines, per frame sent in the driver's transmit calls, mean of the runs; on AF_XDP veth"
-	echo " ports the driver's calls are the kernel's copies out of and into the hosts)"
+	echo " ports the driver's calls are the kernel's copies out of and into the hosts; Mframes/s:"
+	echo " frames the switch received and sent, per second of the job)"
 	report
 } | tee "$OUT/hosts.txt"
 
