@@ -521,6 +521,30 @@ EOF
 	jq -c . <<<"$s"
 }
 
+# ASK against a host core: after each run of the ask case, bench/ask-reduce on the same CPU (the
+# worker lcore's, free between daemons) merges the bench capture's tuples into the receiver's
+# table, the reduceByKey the switch takes off the receiver (bench/README.md).
+measure_host_reduce() {
+	taskset -c "$LCORE" "$BUILD/bench/ask-reduce" --json --rounds 5 >>"$TMP/reduce.jsonl" ||
+		die "bench/ask-reduce failed"
+	log "run $1/$RUNS host reduceByKey: $(tail -n 1 "$TMP/reduce.jsonl" | jq -r .best_mtuples) M tuples/s"
+}
+
+host_reduce_report() {
+	local ask
+	ask=$(summarize <"$RESULTS" | jq '.cases[] | select(.name == "ask") | .median_melems')
+	jq -rs --argjson ask "$ask" --arg lcore "$LCORE" '
+		def median: sort | if length % 2 == 1 then .[length / 2 | floor]
+		                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		map(.best_mtuples) as $h
+		| "",
+		  "ASK against a host core: the lcore of the ask case absorbs \($ask) M tuples/s (median);",
+		  "one host core merges the same tuples into the receiver table at \($h | median) M tuples/s",
+		  "(bench/ask-reduce on CPU \($lcore) after each run, median of the runs, each the best of 5;",
+		  "per run \($h | map(tostring) | join("  "))): ratio \($ask / ($h | median) * 100 | round / 100)"
+		' "$TMP/reduce.jsonl"
+}
+
 # ------------------------------------------------------------------------------------------------
 main() {
 	parse_args "$@"
@@ -544,10 +568,12 @@ main() {
 			"measure_${CASE_RUNNER[$c]}" "$c" "$run"
 			log "run $run/$RUNS $c: $(tail -n 1 "$RESULTS" |
 				jq -r '"\(.mpps * 1000 | round / 1000) Mpps, drops \(.drops)"')"
+			[ "$c" != ask ] || measure_host_reduce "$run"
 		done
 	done
 
 	report "$(summarize <"$RESULTS")" | tee "$OUT/report.txt"
+	[ ! -s "$TMP/reduce.jsonl" ] || host_reduce_report | tee -a "$OUT/report.txt"
 }
 
 main "$@"

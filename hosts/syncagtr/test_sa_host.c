@@ -311,7 +311,7 @@ static void test_config(void **state)
 	(void)state;
 	sa_config_default(&c);
 	assert_int_equal(sa_config_check(&c, why, sizeof(why)), 0);
-	assert_int_equal(sa_config_slots(&c), 256);
+	assert_int_equal(sa_config_slots(&c), 4 * 128); /* 4 threads, window 128 */
 	c.elems = 128;
 	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
 	c.elems = 64;

@@ -3,11 +3,14 @@
 # is unavailable) with the host tools of hosts/ask/. Five hosts: senders h1..h4 (switch ports
 # 0..3), the receiver h5 (port 4); the ASK address 10.99.0.254.
 #   (a) WordCount over the text of the Debian package `fortunes` (about 2.5 MB, 460 k words),
-#       4 senders, swaps on: the receiver's table equals ask-count's byte for byte
+#       4 senders, swaps on, on kernel UDP sockets (--transport socket): the receiver's table
+#       equals ask-count's byte for byte. The other cases take the default transport (auto:
+#       AF_XDP where the switch has it)
 #   (x) as (a) with the senders and the receiver on AF_XDP (--transport xdp, where the switch
 #       has AF_XDP): exact
 #   (b) as (a) with 1% loss, 1% duplication and 2% reordering in both directions of every
-#       switch port (inswitch fault injection): still exact; the switch saw repeats
+#       switch port (inswitch fault injection), on the default transport and on sockets: still
+#       exact; the switch saw repeats
 #   (c) a Zipf-skewed stream (8-byte keys, 4 senders): run without swaps, then with; exact both
 #       times, and the absorbed fraction (the switch's absorbed / tuples) rises with swaps
 #   (d) as (a) with the switch on two worker lcores in strict mode: exact, with hand-offs to
@@ -76,7 +79,8 @@ wc() {
 
 if [[ $cases == *a* ]]; then
 	task 16 16 2048 64
-	wc a --swap-threshold 2000
+	wc a --swap-threshold 2000 --transport socket
+	grep -q "transport socket" "$ISW_TMP/a.out" || isw_fail "a: the tools did not use sockets"
 	c=$(counters)
 	[ "$(jq .absorbed <<<"$c")" -gt 0 ] || isw_fail "a: the switch absorbed nothing"
 	[ "$(jq .swaps <<<"$c")" -gt 0 ] || isw_fail "a: no swaps"
@@ -95,16 +99,26 @@ if [[ $cases == *x* ]]; then
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 
+# faults_bit NAME: the faults reached the task's traffic: repeats at the switch, a FETCH retried.
+faults_bit() {
+	local c
+	c=$(counters)
+	[ "$(jq .repeats <<<"$c")" -gt 0 ] || isw_fail "$1: no repeats reached the switch"
+	[ "$(jq .fetch_replays <<<"$c")" -gt 0 ] || isw_fail "$1: no FETCH was retried (no replay)"
+}
+
 if [[ $cases == *b* ]]; then
-	task 16 16 2048 64
 	isw_faults on drop 1 dup 1 reorder 2 depth 8
+	task 16 16 2048 64
 	wc b --swap-threshold 2000 --timeout-s 120
+	faults_bit b
+	# and on the other transport (the default is AF_XDP where the switch has it)
+	task 16 16 2048 64
+	wc b-socket --swap-threshold 2000 --timeout-s 120 --transport socket
+	faults_bit b-socket
 	echo "b: faults on port 4: $(isw_ctl --json port show 4 |
 		jq -c '.fault | {rx: (.rx | {dropped, duplicated, reordered}), tx: (.tx | {dropped, duplicated, reordered})}')"
 	isw_faults off
-	c=$(counters)
-	[ "$(jq .repeats <<<"$c")" -gt 0 ] || isw_fail "b: no repeats reached the switch"
-	[ "$(jq .fetch_replays <<<"$c")" -gt 0 ] || isw_fail "b: no FETCH was retried (no replay)"
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 
