@@ -525,7 +525,7 @@ EOF
 # worker lcore's, free between daemons) merges the bench capture's tuples into the receiver's
 # table, the reduceByKey the switch takes off the receiver (bench/README.md).
 measure_host_reduce() {
-	taskset -c "$LCORE" "$BUILD/bench/ask-reduce" --json --rounds 5 >>"$TMP/reduce.jsonl" ||
+	taskset -c "$LCORE" "$TREE/bench/ask-reduce" --json --rounds 5 >>"$TMP/reduce.jsonl" ||
 		die "bench/ask-reduce failed"
 	log "run $1/$RUNS host reduceByKey: $(tail -n 1 "$TMP/reduce.jsonl" | jq -r .best_mtuples) M tuples/s"
 }
