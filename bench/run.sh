@@ -538,7 +538,7 @@ host_reduce_report() {
 		                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 		map(.best_mtuples) as $h
 		| "",
-		  "ASK against a host core: the lcore of the ask case absorbs \($ask) M tuples/s (median);",
+		  "ASK against a host core: the lcore of the ask case takes in \($ask) M tuples/s (median);",
 		  "one host core merges the same tuples into the receiver table at \($h | median) M tuples/s",
 		  "(bench/ask-reduce on CPU \($lcore) after each run, median of the runs, each the best of 5;",
 		  "per run \($h | map(tostring) | join("  "))): ratio \($ask / ($h | median) * 100 | round / 100)"

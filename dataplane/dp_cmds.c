@@ -395,11 +395,11 @@ static void stats_json(struct isw_json *j)
 		uint64_t loop = ws->tsc_loop - b->tsc_loop, tbusy = ws->tsc_busy - b->tsc_busy;
 		uint64_t trx = ws->tsc_rx - b->tsc_rx, ttx = ws->tsc_tx - b->tsc_tx;
 		isw_json_dbl(j, "rx_pct", pct2(trx, loop));
-		/* The worker updates these one after another while we read: never below 0. */
+		/* The worker updates these one after another while we read: no share below 0. */
 		isw_json_dbl(j, "pipeline_pct",
 		             pct2(tbusy > trx + ttx ? tbusy - trx - ttx : 0, loop));
 		isw_json_dbl(j, "tx_pct", pct2(ttx, loop));
-		isw_json_dbl(j, "idle_pct", pct2(loop - tbusy, loop));
+		isw_json_dbl(j, "idle_pct", pct2(loop > tbusy ? loop - tbusy : 0, loop));
 		/* And whether the thread had its CPU: time it ran, and time it was runnable but
 		 * waited while the kernel ran something else on that CPU (a shared core). */
 		uint64_t run_ns, wait_ns;

@@ -13,6 +13,7 @@ void isw_tx_flush(struct isw_worker *w, uint16_t port)
 	struct isw_txbuf *b = &w->tx[port];
 	if (b->n == 0)
 		return;
+	w->moved = true;
 	uint64_t t0 = w->timed ? rte_rdtsc() : 0;
 	uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->txq[port], b->pkts, b->n);
 	if (w->timed)
@@ -107,6 +108,7 @@ static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t p
 		w->it_rx += rte_rdtsc() - t0;
 	if (n == 0)
 		return;
+	w->moved = true;
 	w->last_active = now;
 	struct isw_port_stats *ps = &w->stats.port[port];
 	ps->rx_pkts += n;
@@ -145,6 +147,7 @@ static void drain_inbox(struct isw_worker *w, const struct isw_chain *c, uint64_
 	unsigned n = rte_ring_sc_dequeue_burst(w->inbox, (void **)pkts, ISW_BURST_MAX, NULL);
 	if (n == 0)
 		return;
+	w->moved = true;
 	w->last_active = now;
 	w->stats.handoff_in += n;
 	for (unsigned i = 0; i < n; i++) {
@@ -239,13 +242,16 @@ int isw_worker_main(void *arg)
 		if (w->timed) {
 			uint64_t len = rte_rdtsc() - now;
 			w->stats.tsc_loop += len;
-			if (w->last_active != before || w->it_tx != 0) {
+			/* busy: packets moved (not a worker waiting on a peer's inbox or on a
+			 * rate-limited port's queue, which count as active for idle-exit) */
+			if (w->moved) {
 				w->stats.tsc_busy += len;
 				w->stats.tsc_rx += w->it_rx;
 				w->stats.tsc_tx += w->it_tx;
 			}
 			w->it_rx = w->it_tx = 0;
 		}
+		w->moved = false;
 		w->stats.polls++;
 		w->timed = (w->stats.polls & ISW_TIMED_MASK) == 0;
 		if (w->last_active != before)

@@ -80,6 +80,7 @@ struct isw_worker {
 	struct isw_shaper shape[ISW_MAX_PORTS]; /* egress queues of rate-limited ports */
 	uint32_t shape_queued;                  /* packets in all of them */
 	bool timed;            /* this iteration's time is accounted (one in ISW_TIMED_MASK + 1) */
+	bool moved;            /* this iteration received, took from the inbox or sent packets */
 	uint64_t it_rx, it_tx; /* TSC cycles in the driver's rx and tx calls this iteration */
 	int tid;               /* the lcore thread's Linux thread id (0 before it runs) */
 } __rte_cache_aligned;

@@ -64,6 +64,7 @@ struct hx {
 	struct xsk_ring_prod fq; /* shared by the sockets of the queue: under lock */
 	struct xsk_ring_cons cq;
 	pthread_mutex_t lock;
+	bool lock_ok;          /* lock initialised (hx_xdp_open may fail before) */
 	unsigned nrx_frames;   /* frames [0, nrx_frames) feed the fill ring */
 	unsigned ntx_per_sock; /* then ntx_per_sock tx frames per socket */
 	unsigned ntx_frames;   /* all of them */

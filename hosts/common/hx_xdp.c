@@ -258,6 +258,7 @@ int hx_xdp_open(struct hx *hx, char *why, size_t whylen)
 		}
 	if (pthread_mutex_init(&hx->lock, NULL) != 0)
 		return -ENOMEM;
+	hx->lock_ok = true;
 	if ((rc = umem_create(hx, why, whylen)) < 0 || (rc = prog_attach(hx, why, whylen)) < 0)
 		return rc;
 	xsks_fd = bpf_object__find_map_fd_by_name(hx->obj, "hx_xsks");
@@ -308,8 +309,9 @@ void hx_xdp_close(struct hx *hx)
 		munmap(hx->area, hx->area_len);
 
 	hx->area = NULL;
-	if (hx->ifindex)
+	if (hx->lock_ok)
 		pthread_mutex_destroy(&hx->lock);
+	hx->lock_ok = false;
 	hx->ifindex = 0;
 }
 

@@ -39,7 +39,7 @@ struct isw_sa_params {
 	uint32_t workers;          /* 1..32 */
 	uint32_t session;          /* 1..64 (1) */
 	uint32_t threads;          /* (4) */
-	uint32_t window;           /* packets in flight per thread (64) */
+	uint32_t window;           /* packets in flight per thread (128) */
 	uint32_t elems;            /* values per packet, 64 or 256 (256) */
 	uint32_t timeout_ms;       /* least retransmission timeout (20) */
 	uint32_t give_up_s;        /* fail after this long without a result (20) */
@@ -51,7 +51,7 @@ struct isw_sa_params {
 	const char *switch_ip;
 	const char *ctl;       /* inswitch's control socket: register there; NULL: do not */
 	const char *attach;    /* with ctl: "l2" (NULL), "auto" or a port number */
-	const char *transport; /* "socket" (NULL), "xdp" or "auto": hosts/README.md */
+	const char *transport; /* "auto" (NULL), "xdp" or "socket": hosts/README.md */
 };
 
 struct isw_stats {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SyncAgtr worker library: allreduce a tensor through an inswitch (or Tofino) running SwitchML's
- * UDP protocol (docs/syncagtr.md), over plain kernel UDP sockets.
+ * UDP protocol (docs/syncagtr.md), over the hosts' transport (hosts/common/hx.h: AF_XDP where it can
+ * be set up, kernel UDP sockets otherwise).
  *
  * Two halves:
  *  - pure helpers (slot/set mapping, packet build/parse, float quantisation, the deterministic
@@ -54,8 +55,8 @@ struct sa_config {
 	int busy_poll; /* AF_XDP: spin instead of sleeping */
 };
 
-/* Fill defaults (4 threads, window 64, 256 values, int32, 20 ms .. 1 s, first window 250 ms,
- * 20 s, port 4000, kernel UDP sockets). */
+/* Fill defaults (4 threads, window 128, 256 values, int32, 20 ms .. 1 s, first window 250 ms,
+ * 20 s, port 4000, transport auto). */
 void sa_config_default(struct sa_config *cfg);
 /* Check ranges; on error returns -EINVAL and writes a reason to err. */
 int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen);
