@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Two workers on this machine's two CPUs, and what a hand-off between them costs
+# (bench/README.md, "Two workers and the hand-off"). A benchmark, not a test: it prints.
+#
+# Each measurement is a fresh inswitch with two net_pcap input ports replaying the same capture
+# (64-byte IPv4/UDP frames of 64 flows, infinite_rx, one rx queue each) and a net_null sink
+# (port 2) that every frame leaves by (l2). Cases, interleaved over the runs:
+#   1w-l2   one worker polls both inputs; l2 only
+#   1w-fc   one worker; flowcount (one SALU per frame, sharded by its bucket's cache line) and l2
+#   2w-l2   two workers (-l 0,1), one input each; l2 only: no shared state, no hand-off
+#   2w-fc   two workers; flowcount: a frame whose bucket the other worker owns is handed to it
+#           through its inbox (about half of them), and resumes there: unsteered input
+#   2w-fc-steered  two workers, flowcount, each input carrying only flows whose buckets its own
+#           worker owns (what steering on the shard key would deliver): no hand-off. The flows
+#           are split by flowcount's bucket hash, computed here as pipelines/flowcount does; the
+#           case checks that nothing was handed off, so a drifted copy cannot pass unseen
+# For each: Mpps out of port 2, a worker's ns per frame (workers / rate), the share of frames
+# handed off, and the workers' time shares (stats show). The hand-off's own cost, in a worker's
+# ns per frame handed off, is what 2w-fc adds over 2w-l2 beyond what flowcount adds on one
+# worker (1w-fc over 1w-l2), divided by the share handed off. With two workers the control
+# thread and this script share their CPUs: take the figures as one run's, on a noisy VM.
+#
+# usage: bench/handoff.sh [--runs N] [--seconds S] [--build DIR]     (root; sudo otherwise)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=3
+SECONDS_=3
+BUILD=$ROOT/build
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) RUNS=$2; shift 2 ;;
+	--seconds) SECONDS_=$2; shift 2 ;;
+	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
+	*) echo "usage: bench/handoff.sh [--runs N] [--seconds S] [--build DIR]" >&2; exit 2 ;;
+	esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo "$0" --runs "$RUNS" --seconds "$SECONDS_" --build "$BUILD"
+fi
+[ -x "$BUILD/inswitch" ] || { echo "handoff: no $BUILD/inswitch (scripts/build.sh first)" >&2; exit 1; }
+[ "$(nproc)" -ge 2 ] || { echo "handoff: needs two CPUs" >&2; exit 1; }
+
+TMP=$(mktemp -d /tmp/inswitch-handoff.XXXXXX)
+PID=""
+cleanup() {
+	[ -z "$PID" ] || { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; }
+	rm -rf "$TMP" "/var/run/dpdk/handoff-$$"
+}
+trap cleanup EXIT
+log() { echo "handoff: $*" >&2; }
+
+"$BUILD/pcaps/pcapgen" bench "$TMP/in.pcap" --size 64 --count 4096 --flows 64 \
+	--dst 02:00:00:00:00:02 >/dev/null
+# The steered inputs: 256 flows split by the owner of their bucket's cache line (flowcount:
+# bucket = the 5-tuple hash below & 4095, shard = bucket / 8, owner = shard mod 2 workers).
+"$BUILD/pcaps/pcapgen" bench "$TMP/many.pcap" --size 64 --count 8192 --flows 256 \
+	--dst 02:00:00:00:00:02 >/dev/null
+python3 - "$TMP/many.pcap" "$TMP/own0.pcap" "$TMP/own1.pcap" <<'PY'
+import struct, sys
+M = 0xFFFFFFFF
+def owner(f):  # f: an Ethernet + IPv4 + UDP frame
+    ihl = (f[14] & 15) * 4
+    src, dst = struct.unpack_from('<II', f, 26)
+    h = (src * 0x9E3779B1 & M) ^ (dst * 0x85EBCA6B & M) ^ f[23]
+    (ports,) = struct.unpack_from('<I', f, 14 + ihl)
+    h ^= ports * 0xC2B2AE35 & M
+    h ^= h >> 16
+    return ((h & 4095) // 8) % 2
+data = open(sys.argv[1], 'rb').read()
+out = [bytearray(data[:24]), bytearray(data[:24])]
+off = 24
+while off < len(data):
+    incl = struct.unpack_from('<I', data, off + 8)[0]
+    rec = data[off:off + 16 + incl]
+    out[owner(rec[16:])] += rec
+    off += 16 + incl
+for i in (0, 1):
+    open(sys.argv[2 + i], 'wb').write(out[i])
+PY
+echo "l2 add 02:00:00:00:00:02 2" >"$TMP/cfg"
+
+# measure CASE LCORES IN0 IN1 PIPELINE-OPTS...: one fresh daemon, IN0 and IN1 the captures of
+# ports 0 and 1; appends a JSON line to the results.
+measure() {
+	local c=$1 lcores=$2 in0=$3 in1=$4 sock=$TMP/ctl.sock stats i
+	shift 4
+	rm -f "$sock"
+	"$BUILD/inswitch" --no-huge -m 1024 --no-pci -l "$lcores" --no-shconf \
+		--file-prefix "handoff-$$" --log-level='*:warning' \
+		--vdev "net_pcap0,rx_pcap=$in0,infinite_rx=1" \
+		--vdev "net_pcap1,rx_pcap=$in1,infinite_rx=1" --vdev net_null0,no-rx=1 \
+		-- --ctl "$sock" --config "$TMP/cfg" "$@" >"$TMP/$c.log" 2>&1 &
+	PID=$!
+	for i in $(seq 100); do
+		"$BUILD/inswitch-ctl" -s "$sock" version >/dev/null 2>&1 && break
+		kill -0 "$PID" 2>/dev/null || { cat "$TMP/$c.log" >&2; exit 1; }
+		sleep 0.1
+	done
+	sleep 1
+	"$BUILD/inswitch-ctl" -s "$sock" stats reset >/dev/null
+	sleep "$SECONDS_"
+	stats=$("$BUILD/inswitch-ctl" -s "$sock" --json stats show)
+	"$BUILD/inswitch-ctl" -s "$sock" shutdown >/dev/null
+	wait "$PID" || true
+	PID=""
+	jq -c --arg c "$c" '.elapsed_s as $t | (.workers | length) as $n |
+		{case: $c, workers: $n, mpps: (.ports[2].tx_pkts / $t / 1e6),
+		 handed: (([.workers[].handoff_out] | add) / ([.ports[0, 1].rx_pkts] | add)),
+		 drops: ([.drops[].count] | add // 0),
+		 shares: [.workers[] | {rx_pct, pipeline_pct, tx_pct, idle_pct, cpu_pct, waited_pct,
+		                        backpressure}]}' \
+		<<<"$stats" >>"$TMP/results.jsonl"
+	log "$c: $(tail -n 1 "$TMP/results.jsonl" | jq -r '"\(.mpps * 1000 | round / 1000) Mpps, handed \(.handed * 1000 | round / 1000); per worker \(.shares | map({pipeline_pct, idle_pct, waited_pct, backpressure}) | tostring)"')"
+}
+
+for run in $(seq "$RUNS"); do
+	measure 1w-l2 1 "$TMP/in.pcap" "$TMP/in.pcap"
+	measure 1w-fc 1 "$TMP/in.pcap" "$TMP/in.pcap" --pipeline flowcount
+	measure 2w-l2 0,1 "$TMP/in.pcap" "$TMP/in.pcap"
+	measure 2w-fc 0,1 "$TMP/in.pcap" "$TMP/in.pcap" --pipeline flowcount
+	measure 2w-fc-steered 0,1 "$TMP/own0.pcap" "$TMP/own1.pcap" --pipeline flowcount
+	[ "$(tail -n 1 "$TMP/results.jsonl" | jq .handed)" = 0 ] || {
+		echo "handoff: 2w-fc-steered handed frames off: the flows were not split by owner" >&2
+		exit 1
+	}
+	log "run $run of $RUNS done"
+done
+
+jq -rs '
+	def median: sort | if length % 2 == 1 then .[length / 2 | floor]
+	                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	def r2: . * 100 | round / 100;
+	group_by(.case) | map({key: .[0].case, value: {
+		workers: .[0].workers, mpps: (map(.mpps) | median),
+		mpps_all: map(.mpps | r2), handed: (map(.handed) | median),
+		drops: (map(.drops) | add), shares: .[0].shares}}) | from_entries as $m
+	| def ns($c): $m[$c].workers / $m[$c].mpps * 1000;
+	  "case    workers  Mpps (median; runs)            ns/frame/worker  handed off  drops",
+	  ($m | to_entries[] | "\(.key)   \(.value.workers)        \(.value.mpps | r2) (\(.value.mpps_all | map(tostring) | join(" ")))"
+	     + "    \(ns(.key) | r2)    \(.value.handed | r2)    \(.value.drops)"),
+	  "",
+	  "two workers against one: l2 \(($m["2w-l2"].mpps / $m["1w-l2"].mpps) | r2)x;"
+	  + " flowcount steered \(($m["2w-fc-steered"].mpps / $m["1w-fc"].mpps) | r2)x,"
+	  + " unsteered \(($m["2w-fc"].mpps / $m["1w-fc"].mpps) | r2)x",
+	  "flowcount on one worker: +\((ns("1w-fc") - ns("1w-l2")) | r2) ns a frame",
+	  "a hand-off: \(((ns("2w-fc") - ns("2w-fc-steered")) / $m["2w-fc"].handed) | r2)"
+	  + " ns of a worker per frame handed off (2w-fc over 2w-fc-steered; share \($m["2w-fc"].handed | r2))",
+	  "",
+	  "time shares of the first run of each case (stats show, per worker):",
+	  ($m | to_entries[] | "  \(.key): \(.value.shares | map(tostring) | join(" "))")
+' "$TMP/results.jsonl"
