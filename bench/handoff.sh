@@ -82,7 +82,7 @@ echo "l2 add 02:00:00:00:00:02 2" >"$TMP/cfg"
 # measure CASE LCORES IN0 IN1 PIPELINE-OPTS...: one fresh daemon, IN0 and IN1 the captures of
 # ports 0 and 1; appends a JSON line to the results.
 measure() {
-	local c=$1 lcores=$2 in0=$3 in1=$4 sock=$TMP/ctl.sock stats i
+	local c=$1 lcores=$2 in0=$3 in1=$4 sock=$TMP/ctl.sock stats _
 	shift 4
 	rm -f "$sock"
 	"$BUILD/inswitch" --no-huge -m 1024 --no-pci -l "$lcores" --no-shconf \
@@ -91,7 +91,7 @@ measure() {
 		--vdev "net_pcap1,rx_pcap=$in1,infinite_rx=1" --vdev net_null0,no-rx=1 \
 		-- --ctl "$sock" --config "$TMP/cfg" "$@" >"$TMP/$c.log" 2>&1 &
 	PID=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		"$BUILD/inswitch-ctl" -s "$sock" version >/dev/null 2>&1 && break
 		kill -0 "$PID" 2>/dev/null || { cat "$TMP/$c.log" >&2; exit 1; }
 		sleep 0.1
