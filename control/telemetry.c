@@ -89,6 +89,7 @@ static int tel_pipelines(const char *cmd, const char *params, struct rte_tel_dat
 		rte_tel_data_start_dict(pd);
 		rte_tel_data_add_dict_u64(pd, "pkts", s.pipeline[p->id].pkts);
 		rte_tel_data_add_dict_u64(pd, "consumed", s.pipeline[p->id].consumed);
+		rte_tel_data_add_dict_u64(pd, "handed_off", s.pipeline[p->id].handoffs);
 		rte_tel_data_add_dict_container(d, p->name, pd, 0);
 	}
 	return 0;

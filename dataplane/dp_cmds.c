@@ -358,6 +358,7 @@ static void stats_json(struct isw_json *j)
 		isw_json_str_kv(j, "pipeline", isw_pipeline_name(id));
 		isw_json_u64(j, "pkts", st->pkts);
 		isw_json_u64(j, "consumed", st->consumed);
+		isw_json_u64(j, "handed_off", st->handoffs);
 		isw_json_u64(j, "drops", drops);
 		isw_json_obj_close(j);
 	}

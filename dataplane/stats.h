@@ -36,6 +36,7 @@ struct isw_fault_stats {
 struct isw_pipeline_stats {
 	uint64_t pkts;     /* packets the pipeline took (did not pass to the next one) */
 	uint64_t consumed; /* absorbed with nothing sent, e.g. an aggregated contribution */
+	uint64_t handoffs; /* handed to the lcore that owns their shard (isw_handoff) */
 	uint64_t drops[ISW_DROP_MAX];
 };
 

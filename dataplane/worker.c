@@ -41,16 +41,18 @@ void isw_tx_fault(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
 	isw_fault_apply(w, &w->pconf->fault[port][ISW_DIR_TX], port, ISW_DIR_TX, m, deliver_tx);
 }
 
-static void inbox_put(struct isw_worker *w, struct rte_mbuf *m, uint16_t owner)
+/* False if the owner's inbox was full (m dropped and counted). */
+static bool inbox_put(struct isw_worker *w, struct rte_mbuf *m, uint16_t owner)
 {
 	if (unlikely(rte_ring_mp_enqueue(isw_dp.workers[owner]->inbox, m) != 0)) {
 		uint16_t saved = w->cur_id;
 		w->cur_id = 0;
 		isw_drop(w, m, ISW_DROP_HANDOFF_FULL);
 		w->cur_id = saved;
-		return;
+		return false;
 	}
 	w->stats.handoff_out++;
+	return true;
 }
 
 void isw_tx_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t port)
@@ -67,7 +69,8 @@ int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard)
 	meta->kind = ISW_HANDOFF_RESUME;
 	meta->resume = (uint8_t)w->cur_id;
 	w->handed_off = true;
-	inbox_put(w, m, isw_dp.shard_owner[shard % ISW_SHARD_SLOTS]);
+	if (inbox_put(w, m, isw_dp.shard_owner[shard % ISW_SHARD_SLOTS]))
+		w->stats.pipeline[w->cur_id].handoffs++;
 	return ISW_PKT_TAKEN;
 }
 

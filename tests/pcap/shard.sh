@@ -7,6 +7,7 @@
 #   - every packet reaches port 2 and is counted exactly once (no lost register updates):
 #     each used bucket holds a multiple of the 2 x 128 packets a flow sends, bytes = pkts x size
 #   - both workers handed packets to the other, and no register array was used twice per pass
+#   - the pipeline's own hand-off count (stats show, handed_off) agrees with the workers'
 #   shard.sh INSWITCH INSWITCH-CTL PCAPGEN
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -62,13 +63,19 @@ out0=$(echo "$stats" | jq '.workers[0].handoff_out')
 out1=$(echo "$stats" | jq '.workers[1].handoff_out')
 multi=$(echo "$stats" | jq '.strict_multi_access')
 drops=$(echo "$stats" | jq '[.pipelines[].drops] | add')
-echo "flowcount: $pkts packets in $used buckets; handoffs: worker0 $out0, worker1 $out1"
+fch=$(echo "$stats" | jq '.pipelines[] | select(.pipeline == "flowcount") | .handed_off')
+echo "flowcount: $pkts packets in $used buckets; handoffs: worker0 $out0, worker1 $out1;" \
+	"flowcount handed off $fch"
 
 [ "$pkts" -eq "$total" ] || fail "flowcount counted $pkts of $total packets"
 [ "$used" -ge 1 ] && [ "$used" -le $FLOWS ] || fail "$used buckets used for $FLOWS flows"
 [ "$odd" -eq 0 ] || fail "$odd buckets hold a count that is not a multiple of $per_flow"
 [ "$badbytes" -eq 0 ] || fail "$badbytes buckets have bytes != packets x $SIZE"
 [ "$out0" -gt 0 ] && [ "$out1" -gt 0 ] || fail "no handoff in one direction ($out0, $out1)"
+# worker 0 hands over only flowcount's frames; worker 1 also its transmissions (port 2 has one
+# tx queue): flowcount's own count lies between
+[ "$fch" -ge "$out0" ] && [ "$fch" -lt $((out0 + out1)) ] ||
+	fail "flowcount counts $fch frames handed off, not within [$out0, $((out0 + out1)))"
 [ "$multi" -eq 0 ] || fail "strict mode saw $multi repeated register accesses"
 [ "$drops" -eq 0 ] || fail "$drops packets dropped"
 "$ctl" -s "$tmp/ctl.sock" shutdown >/dev/null
