@@ -20,6 +20,14 @@ trap isw_cleanup EXIT
 
 isw_python "$build" numpy torch
 
+# The library exports isw_host.h's functions and nothing of the host libraries inside it
+# (hosts/python/isw_host.map): a program linking it cannot clash with their names.
+exported=$(nm -D --defined-only "$build/hosts/python/libinswitch-host.so" |
+	awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort | tr '\n' ' ')
+want=$(grep -oE '\bisw_[a-z_]+\(' "$src/hosts/python/isw_host.h" | tr -d '(' | sort -u | tr '\n' ' ')
+[ "$exported" = "$want" ] || isw_fail "libinswitch-host exports '$exported', isw_host.h declares '$want'"
+echo "libinswitch-host exports: $exported"
+
 isw_topo_create 3 # h3: ATP's parameter server
 isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
 isw_l2_static || isw_fail "l2 add"
