@@ -14,6 +14,14 @@
 #           worker owns (what steering on the shard key would deliver): no hand-off. The flows
 #           are split by flowcount's bucket hash, computed here as pipelines/flowcount does; the
 #           case checks that nothing was handed off, so a drifted copy cannot pass unseen
+# and the same for SyncAgtr (the bench's SwitchML traffic: 8 workers, 256 slots of 64 values,
+# 308-byte frames, every replica out of port 2), each slot's frames on one input port:
+#   1w-sa          one worker, slots 0..127 on port 0 and 128..255 on port 1
+#   2w-sa-steered  two workers, even slots on port 0, odd on port 1: each on the worker that owns
+#                  it (a slot's owner is slot mod workers); checked: no hand-off
+#   2w-sa-range    two workers, slots 0..127 on port 0, 128..255 on port 1: how a NIC steering by
+#                  UDP source port would split SwitchML traffic (a worker thread owns a contiguous
+#                  slot range and sends from its own port), so half the frames are handed off
 # For each: Mpps out of port 2, a worker's ns per frame (workers / rate), the share of frames
 # handed off, and the workers' time shares (stats show). The hand-off's own cost, in a worker's
 # ns per frame handed off, is what 2w-fc adds over 2w-l2 beyond what flowcount adds on one
@@ -79,17 +87,37 @@ for i in (0, 1):
 PY
 echo "l2 add 02:00:00:00:00:02 2" >"$TMP/cfg"
 
-# measure CASE LCORES IN0 IN1 PIPELINE-OPTS...: one fresh daemon, IN0 and IN1 the captures of
-# ports 0 and 1; appends a JSON line to the results.
+# The SyncAgtr inputs: the bench capture split by slot (the pool index, bytes 48-49 of a frame).
+"$BUILD/pcaps/pcapgen" syncagtr-bench "$TMP/sa.pcap" --workers 8 --slots 256 --elems 64 \
+	--config "$TMP/sa.cfg"
+sed -i 's/ port 1$/ port 2/' "$TMP/sa.cfg"
+python3 - "$TMP/sa.pcap" "$TMP/sa" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+out = {k: bytearray(data[:24]) for k in ('even', 'odd', 'lo', 'hi')}
+off = 24
+while off < len(data):
+    incl = struct.unpack_from('<I', data, off + 8)[0]
+    rec = data[off:off + 16 + incl]
+    slot = struct.unpack_from('>H', rec, 16 + 48)[0] & 0x7FFF
+    out['even' if slot % 2 == 0 else 'odd'] += rec
+    out['lo' if slot < 128 else 'hi'] += rec
+    off += 16 + incl
+for k, v in out.items():
+    open(sys.argv[2] + '-' + k + '.pcap', 'wb').write(v)
+PY
+
+# measure CASE LCORES IN0 IN1 CONFIG PIPELINE-OPTS...: one fresh daemon, IN0 and IN1 the captures
+# of ports 0 and 1, CONFIG its start-up commands; appends a JSON line to the results.
 measure() {
-	local c=$1 lcores=$2 in0=$3 in1=$4 sock=$TMP/ctl.sock stats _
-	shift 4
+	local c=$1 lcores=$2 in0=$3 in1=$4 cfg=$5 sock=$TMP/ctl.sock stats _
+	shift 5
 	rm -f "$sock"
 	"$BUILD/inswitch" --no-huge -m 1024 --no-pci -l "$lcores" --no-shconf \
 		--file-prefix "handoff-$$" --log-level='*:warning' \
 		--vdev "net_pcap0,rx_pcap=$in0,infinite_rx=1" \
 		--vdev "net_pcap1,rx_pcap=$in1,infinite_rx=1" --vdev net_null0,no-rx=1 \
-		-- --ctl "$sock" --config "$TMP/cfg" "$@" >"$TMP/$c.log" 2>&1 &
+		-- --ctl "$sock" --config "$cfg" "$@" >"$TMP/$c.log" 2>&1 &
 	PID=$!
 	for _ in $(seq 100); do
 		"$BUILD/inswitch-ctl" -s "$sock" version >/dev/null 2>&1 && break
@@ -113,16 +141,26 @@ measure() {
 	log "$c: $(tail -n 1 "$TMP/results.jsonl" | jq -r '"\(.mpps * 1000 | round / 1000) Mpps, handed \(.handed * 1000 | round / 1000); per worker \(.shares | map({pipeline_pct, idle_pct, waited_pct, backpressure}) | tostring)"')"
 }
 
-for run in $(seq "$RUNS"); do
-	measure 1w-l2 1 "$TMP/in.pcap" "$TMP/in.pcap"
-	measure 1w-fc 1 "$TMP/in.pcap" "$TMP/in.pcap" --pipeline flowcount
-	measure 2w-l2 0,1 "$TMP/in.pcap" "$TMP/in.pcap"
-	measure 2w-fc 0,1 "$TMP/in.pcap" "$TMP/in.pcap" --pipeline flowcount
-	measure 2w-fc-steered 0,1 "$TMP/own0.pcap" "$TMP/own1.pcap" --pipeline flowcount
+# none_handed CASE: the steered case just measured handed nothing off (its split matched the owners).
+none_handed() {
 	[ "$(tail -n 1 "$TMP/results.jsonl" | jq .handed)" = 0 ] || {
-		echo "handoff: 2w-fc-steered handed frames off: the flows were not split by owner" >&2
+		echo "handoff: $1 handed frames off: its inputs were not split by owner" >&2
 		exit 1
 	}
+}
+
+for run in $(seq "$RUNS"); do
+	measure 1w-l2 1 "$TMP/in.pcap" "$TMP/in.pcap" "$TMP/cfg"
+	measure 1w-fc 1 "$TMP/in.pcap" "$TMP/in.pcap" "$TMP/cfg" --pipeline flowcount
+	measure 2w-l2 0,1 "$TMP/in.pcap" "$TMP/in.pcap" "$TMP/cfg"
+	measure 2w-fc 0,1 "$TMP/in.pcap" "$TMP/in.pcap" "$TMP/cfg" --pipeline flowcount
+	measure 2w-fc-steered 0,1 "$TMP/own0.pcap" "$TMP/own1.pcap" "$TMP/cfg" --pipeline flowcount
+	none_handed 2w-fc-steered
+	measure 1w-sa 1 "$TMP/sa-lo.pcap" "$TMP/sa-hi.pcap" "$TMP/sa.cfg" --pipeline syncagtr
+	measure 2w-sa-steered 0,1 "$TMP/sa-even.pcap" "$TMP/sa-odd.pcap" "$TMP/sa.cfg" \
+		--pipeline syncagtr
+	none_handed 2w-sa-steered
+	measure 2w-sa-range 0,1 "$TMP/sa-lo.pcap" "$TMP/sa-hi.pcap" "$TMP/sa.cfg" --pipeline syncagtr
 	log "run $run of $RUNS done"
 done
 
@@ -142,6 +180,10 @@ jq -rs '
 	  "two workers against one: l2 \(($m["2w-l2"].mpps / $m["1w-l2"].mpps) | r2)x;"
 	  + " flowcount steered \(($m["2w-fc-steered"].mpps / $m["1w-fc"].mpps) | r2)x,"
 	  + " unsteered \(($m["2w-fc"].mpps / $m["1w-fc"].mpps) | r2)x",
+	  ((ns("2w-sa-range") - ns("2w-sa-steered")) / $m["2w-sa-range"].handed) as $sah
+	  | "syncagtr: two workers steered \(($m["2w-sa-steered"].mpps / $m["1w-sa"].mpps) | r2)x one,"
+	  + " split by slot range \(($m["2w-sa-range"].mpps / $m["1w-sa"].mpps) | r2)x (handed off"
+	  + " \($m["2w-sa-range"].handed | r2)): \($sah | r2) ns a frame handed off",
 	  "flowcount on one worker: +\((ns("1w-fc") - ns("1w-l2")) | r2) ns a frame",
 	  "a hand-off: \(((ns("2w-fc") - ns("2w-fc-steered")) / $m["2w-fc"].handed) | r2)"
 	  + " ns of a worker per frame handed off (2w-fc over 2w-fc-steered; share \($m["2w-fc"].handed | r2))",
