@@ -48,7 +48,7 @@ fi
 [ -x "$BUILD/inswitch" ] || { echo "handoff: no $BUILD/inswitch (scripts/build.sh first)" >&2; exit 1; }
 [ "$(nproc)" -ge 2 ] || { echo "handoff: needs two CPUs" >&2; exit 1; }
 
-TMP=$(mktemp -d /tmp/inswitch-handoff.XXXXXX)
+TMP=$(mktemp -d -t inswitch-handoff.XXXXXX) # in $TMPDIR, /tmp by default
 PID=""
 cleanup() {
 	[ -z "$PID" ] || { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; }

@@ -73,7 +73,7 @@ before_cleanup() {
 }
 trap 'isw_cleanup; before_cleanup' EXIT
 if [ -n "$BEFORE" ]; then
-	BBUILD=$(mktemp -d /tmp/inswitch-before.XXXXXX)/build
+	BBUILD=$(mktemp -d -t inswitch-before.XXXXXX)/build # in $TMPDIR, /tmp by default
 	BSRC=$(dirname "$BBUILD")/src
 	log "building the host tools of $BEFORE in $BSRC"
 	git -C "$ROOT" worktree add --detach "$BSRC" "$BEFORE" >/dev/null 2>&1 ||

@@ -52,8 +52,7 @@ void isw_stats_reset(void)
 		                              .tsc_busy = s->tsc_busy,
 		                              .tsc_rx = s->tsc_rx,
 		                              .tsc_tx = s->tsc_tx};
-		if (isw_worker_sched(isw_dp.workers[i], &b->run_ns, &b->wait_ns) != 0)
-			b->run_ns = b->wait_ns = 0;
+		(void)isw_worker_sched(isw_dp.workers[i], &b->run_ns, &b->wait_ns);
 		/* A maximum has no baseline: restart it. The worker may write back a deeper value
 		 * it read just before; either is a depth its queue had. */
 		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
@@ -65,6 +64,7 @@ void isw_stats_reset(void)
 int isw_worker_sched(const struct isw_worker *w, uint64_t *run_ns, uint64_t *wait_ns)
 {
 	int tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+	*run_ns = *wait_ns = 0;
 	if (tid <= 0)
 		return -1;
 	char path[64];
@@ -74,6 +74,8 @@ int isw_worker_sched(const struct isw_worker *w, uint64_t *run_ns, uint64_t *wai
 		return -1;
 	int n = fscanf(f, "%" SCNu64 " %" SCNu64, run_ns, wait_ns);
 	fclose(f);
+	if (n != 2)
+		*run_ns = *wait_ns = 0;
 	return n == 2 ? 0 : -1;
 }
 

@@ -72,7 +72,7 @@ void isw_stats_reset(void);
 double isw_stats_elapsed(void);
 
 /* A worker thread's time on a CPU and waiting for one (ns since it started), from the kernel's
- * schedstat; -1 when it cannot be read (no /proc, the thread not started). Control thread. */
+ * schedstat; -1, both 0, when it cannot be read (no /proc, the thread not started). */
 struct isw_worker;
 int isw_worker_sched(const struct isw_worker *w, uint64_t *run_ns, uint64_t *wait_ns);
 

@@ -213,8 +213,8 @@ int isw_worker_main(void *arg)
 	/* The thread ran before it became a worker (worker 0 is the main thread, which set
 	 * everything up): its CPU time counts from here unless a reset came first. */
 	struct isw_worker_base *b = &isw_dp.worker_base[w->index];
-	if (b->run_ns == 0 && b->wait_ns == 0 && isw_worker_sched(w, &b->run_ns, &b->wait_ns) != 0)
-		b->run_ns = b->wait_ns = 0;
+	if (b->run_ns == 0 && b->wait_ns == 0)
+		(void)isw_worker_sched(w, &b->run_ns, &b->wait_ns);
 	rte_rcu_qsbr_thread_register(isw_dp.rcu, w->index);
 	rte_rcu_qsbr_thread_online(isw_dp.rcu, w->index);
 	w->last_active = rte_get_tsc_cycles();

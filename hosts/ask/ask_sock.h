@@ -1,8 +1,8 @@
 /*
  * UDP transport of the ASK host tools, on the hosts' transport (hx.h): one socket, batches in
  * and out, from and to any address. AF_XDP where it can be set up, kernel UDP sockets otherwise
- * (sendmmsg/recvmmsg; sends block while the socket buffer is full instead of dropping). Receives wait
- * at most a given time: nothing spins unless --busy-poll.
+ * (sendmmsg/recvmmsg; sends block while the socket buffer is full instead of dropping). Receives
+ * wait at most a given time: nothing spins unless --busy-poll.
  */
 #ifndef ISW_ASK_SOCK_H
 #define ISW_ASK_SOCK_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SyncAgtr worker library: allreduce a tensor through an inswitch (or Tofino) running SwitchML's
- * UDP protocol (docs/syncagtr.md), over the hosts' transport (hosts/common/hx.h: AF_XDP where it can
- * be set up, kernel UDP sockets otherwise).
+ * UDP protocol (docs/syncagtr.md), over the hosts' transport (hosts/common/hx.h: AF_XDP where it
+ * can be set up, kernel UDP sockets otherwise).
  *
  * Two halves:
  *  - pure helpers (slot/set mapping, packet build/parse, float quantisation, the deterministic

@@ -214,6 +214,5 @@ if [[ $cases == *e* ]]; then
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 # every case asked for ran to its end (lib.sh, isw_cases)
-ISW_CASES_WANT=$(awk "{ print NF }" <<<"$cases")
-isw_cases_ran
+isw_cases_ran "$cases"
 echo "ask-hosts: all cases passed ($cases)"

@@ -137,8 +137,7 @@ for k in $CASES; do
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 done
 # every case ran to its end (lib.sh, isw_cases)
-ISW_CASES_WANT=$(awk "{ print NF }" <<<"$CASES")
-isw_cases_ran
+isw_cases_ran "$CASES"
 if [ -n "${SWEEP_KEEP:-}" ]; then
 	mkdir -p "$SWEEP_KEEP"
 	cp "$ISW_TMP"/*.err "$ISW_TMP"/*.json "$SWEEP_KEEP"/

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,9 +64,11 @@ static const char *run(const char *line, int expect_rc)
 	return run_n(line, strlen(line), expect_rc);
 }
 
-/* Writes len bytes of text into a new file; its name goes to path (a mkstemp template). */
-static void write_file(char *path, const char *text, size_t len)
+/* Writes len bytes of text into a new file in $TMPDIR (default /tmp); its name goes to path. */
+static void write_file(char path[PATH_MAX], const char *text, size_t len)
 {
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, PATH_MAX, "%s/isw-test-cmd-XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, len), (ssize_t)len);
@@ -319,7 +322,7 @@ static void test_register_and_pipeline_commands(void **state)
 static void test_exec_file(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/isw-test-cmd-XXXXXX";
+	char path[PATH_MAX];
 	const char text[] = "# config\nl2 add 02:00:00:00:00:05 0\n\nl2 add bad 0\nl2 add "
 	                    "02:00:00:00:00:06 0\n";
 	write_file(path, text, sizeof(text) - 1);
@@ -327,7 +330,7 @@ static void test_exec_file(void **state)
 	assert_true(isw_cmd_exec_file(path, err, sizeof(err)) < 0);
 	assert_contains(err, ":4: mac: 'bad' is not a MAC address");
 	/* The message is the plain text, not its JSON escaping. */
-	char quoted_path[] = "/tmp/isw-test-cmd-XXXXXX"; /* mkstemp's template */
+	char quoted_path[PATH_MAX];
 	const char bad[] = "l2 add \"a\\\"b\" 0\n";
 	write_file(quoted_path, bad, sizeof(bad) - 1);
 	assert_true(isw_cmd_exec_file(quoted_path, err, sizeof(err)) < 0);
@@ -360,7 +363,7 @@ static void test_control_bytes(void **state)
 	assert_contains(run("l2 show", 0), "{\"mac\":\"02:00:00:00:00:0c\",\"port\":1}");
 	assert_null(strstr(isw_json_str(&out), "02:00:00:00:00:0d"));
 	/* The same in a config file, with its line number. */
-	char path[] = "/tmp/isw-test-cmd-XXXXXX";
+	char path[PATH_MAX];
 	static const char text[] = "l2 add 02:00:00:00:00:0e 1\nl2 add 02:00:00:00:00:0f\0 1\n";
 	write_file(path, text, sizeof(text) - 1);
 	char err[256];
