@@ -173,6 +173,20 @@ static int dispatch(struct isw_cmd_ctx *c, int argc, char **argv)
 	                   argv[k], argv[k - 1], words);
 }
 
+static void (*hooks[ISW_CMD_HOOKS_MAX])(void);
+static unsigned nb_hooks;
+
+int isw_cmd_on_success(void (*fn)(void))
+{
+	for (unsigned i = 0; i < nb_hooks; i++)
+		if (hooks[i] == fn)
+			return 0;
+	if (nb_hooks == ISW_CMD_HOOKS_MAX)
+		return -ENOSPC;
+	hooks[nb_hooks++] = fn;
+	return 0;
+}
+
 /* isw_cmd_exec_n() with the context (and so the plain error message) kept by the caller. */
 static int exec_ctx(const char *line, size_t len, struct isw_json *out, struct isw_cmd_ctx *cp)
 {
@@ -221,6 +235,8 @@ static int exec_ctx(const char *line, size_t len, struct isw_json *out, struct i
 		rc = 0;
 	if (rc == 0 && isw_json_failed(out))
 		rc = isw_cmd_err(&c, ENOMEM, "reply too large");
+	for (unsigned i = 0; rc == 0 && i < nb_hooks; i++)
+		hooks[i]();
 
 reply:
 	if (rc < 0) {

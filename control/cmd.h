@@ -75,6 +75,14 @@ int isw_cmd_split(char *line, char **argv, int max);
 /* Runs every line of a file; stops at the first error, with "FILE:LINE: message" in err. */
 int isw_cmd_exec_file(const char *path, char *err, size_t errlen);
 
+/*
+ * Registers fn to run after every command that succeeded (a configuration change may follow
+ * from it): for state derived from the whole configuration, such as what a NIC shared with the
+ * kernel hands the switch. At most ISW_CMD_HOOKS_MAX; -ENOSPC beyond.
+ */
+#define ISW_CMD_HOOKS_MAX 4
+int isw_cmd_on_success(void (*fn)(void));
+
 /* Iteration over registered commands in path order, for help; NULL starts. */
 const struct isw_cmd *isw_cmd_next(const struct isw_cmd *cmd);
 

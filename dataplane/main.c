@@ -25,6 +25,7 @@
 #include "pre.h"
 #include "server.h"
 #include "worker.h"
+#include "xdp.h"
 
 #define DEFAULT_CTL "/run/inswitch.sock"
 
@@ -38,6 +39,8 @@ struct opts {
 	unsigned idle_ms;
 	bool strict;
 	bool final_json;
+	const char *xdp_shared[RTE_MAX_ETHPORTS];
+	unsigned nb_xdp_shared;
 	struct isw_port_opts port;
 };
 
@@ -57,6 +60,10 @@ static void usage(const char *prog)
 	       "  --no-promisc          leave ports out of promiscuous mode\n"
 	       "  --exit-when-idle MS   stop once no packet has moved for MS milliseconds\n"
 	       "  --final-json          print the final counters as one JSON line\n"
+	       "  --xdp-shared IFACE    share the AF_XDP port on IFACE with the kernel: the "
+	       "switch\n"
+	       "                        takes only its pipelines' frames, the kernel the rest\n"
+	       "                        (repeatable)\n"
 	       "Every EAL lcore (-l) runs a worker; the control thread is not pinned to them.\n"
 	       "Example: %s --no-huge -m 1024 --no-pci -l 0 --vdev net_null0 --vdev net_null1 --\n",
 	       prog, ISW_BURST_MAX, prog);
@@ -92,6 +99,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		O_NOPROMISC,
 		O_IDLE,
 		O_JSON,
+		O_XDP_SHARED,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -108,6 +116,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	        {"no-promisc", no_argument, NULL, O_NOPROMISC},
 	        {"exit-when-idle", required_argument, NULL, O_IDLE},
 	        {"final-json", no_argument, NULL, O_JSON},
+	        {"xdp-shared", required_argument, NULL, O_XDP_SHARED},
 	        {"help", no_argument, NULL, O_HELP},
 	        {NULL, 0, NULL, 0},
 	};
@@ -168,6 +177,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_JSON:
 			o->final_json = true;
+			break;
+		case O_XDP_SHARED:
+			if (o->nb_xdp_shared == RTE_DIM(o->xdp_shared)) {
+				fprintf(stderr, "inswitch: too many --xdp-shared options\n");
+				return -EINVAL;
+			}
+			o->xdp_shared[o->nb_xdp_shared++] = optarg;
 			break;
 		case O_HELP:
 		case 'h':
@@ -332,11 +348,19 @@ int main(int argc, char **argv)
 	double t_main = mono_s(), t_eal, t_ports;
 
 	isw_dp.startup.exec_s = since_exec();
+	char **eal_argv;
+	if (isw_xdp_eal_args(argc, argv, &eal_argv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "inswitch: %s\n", err);
+		isw_xdp_fini();
+		return 1;
+	}
+	argv = eal_argv;
 	int n = rte_eal_init(argc, argv);
 	t_eal = mono_s();
 	if (n < 0) {
 		fprintf(stderr, "inswitch: EAL initialisation failed: %s\n",
 		        rte_strerror(rte_errno));
+		isw_xdp_fini();
 		return 1;
 	}
 	argv[n] = argv[0];
@@ -362,6 +386,10 @@ int main(int argc, char **argv)
 	}
 	if (isw_port_conf_init() < 0 || isw_ports_init(&o.port) < 0)
 		goto out_ports;
+	if (isw_xdp_ports_init(o.xdp_shared, o.nb_xdp_shared, err, sizeof(err)) < 0) {
+		fprintf(stderr, "inswitch: %s\n", err);
+		goto out_ports;
+	}
 	t_ports = mono_s();
 	if (o.profile != NULL && isw_profile_set(o.profile) < 0) {
 		fprintf(stderr, "inswitch: unknown profile '%s' (tofino1, tofino2, unlimited)\n",
@@ -383,6 +411,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "inswitch: config %s\n", err);
 		goto out_pipelines;
 	}
+	isw_xdp_refresh();
 	if (isw_server_start(o.ctl, 0600) < 0)
 		goto out_pipelines;
 	if (isw_telemetry_init() < 0)
@@ -437,8 +466,10 @@ out_free:
 	workers_free();
 	free(isw_dp.pconf);
 	rte_eal_cleanup();
+	isw_xdp_fini();
 	return rc;
 out_eal:
 	rte_eal_cleanup();
+	isw_xdp_fini();
 	return 1;
 }

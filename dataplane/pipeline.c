@@ -59,6 +59,39 @@ struct isw_pipeline *isw_pipeline_next(struct isw_pipeline *p)
 	return p == NULL ? STAILQ_FIRST(&pipelines) : STAILQ_NEXT(p, next);
 }
 
+void isw_claims_ip(struct isw_claims *c, uint32_t ip)
+{
+	for (unsigned i = 0; i < c->nb_ips; i++)
+		if (c->ip[i] == ip)
+			return;
+	if (c->nb_ips == ISW_CLAIMS_MAX_IPS)
+		c->overflow = true;
+	else
+		c->ip[c->nb_ips++] = ip;
+}
+
+void isw_claims_ethertype(struct isw_claims *c, uint16_t ethertype)
+{
+	for (unsigned i = 0; i < c->nb_ethertypes; i++)
+		if (c->ethertype[i] == ethertype)
+			return;
+	if (c->nb_ethertypes == ISW_CLAIMS_MAX_ETHERTYPES)
+		c->overflow = true;
+	else
+		c->ethertype[c->nb_ethertypes++] = ethertype;
+}
+
+void isw_pipeline_claims(struct isw_claims *c)
+{
+	memset(c, 0, sizeof(*c));
+	struct isw_pipeline *p;
+	STAILQ_FOREACH(p, &pipelines, next)
+	{
+		if (p->enabled && p->claims != NULL)
+			p->claims(c);
+	}
+}
+
 const char *isw_pipeline_name(uint16_t id)
 {
 	if (id == 0)

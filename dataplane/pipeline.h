@@ -33,6 +33,26 @@ enum {
 
 typedef int (*isw_pipeline_fn)(struct isw_worker *w, struct rte_mbuf *m);
 
+#define ISW_CLAIMS_MAX_IPS        256
+#define ISW_CLAIMS_MAX_ETHERTYPES 4
+
+/*
+ * What of a NIC shared with the kernel is the switch's (xdp.h): the IPv4 addresses its
+ * pipelines answer for (every frame to them and every ARP frame about them) and the raw
+ * EtherTypes they take whole.
+ */
+struct isw_claims {
+	uint32_t ip[ISW_CLAIMS_MAX_IPS]; /* network order */
+	unsigned nb_ips;
+	uint16_t ethertype[ISW_CLAIMS_MAX_ETHERTYPES]; /* host order */
+	unsigned nb_ethertypes;
+	bool overflow; /* more than fit: the caller refuses to run shared */
+};
+
+/* Adds an address or EtherType to c once (a duplicate is ignored). */
+void isw_claims_ip(struct isw_claims *c, uint32_t ip);
+void isw_claims_ethertype(struct isw_claims *c, uint16_t ethertype);
+
 struct isw_pipeline {
 	const char *name;
 	const char *help;
@@ -44,6 +64,9 @@ struct isw_pipeline {
 	void (*disable)(void);
 	isw_pipeline_fn process;        /* fast build: SALU calls with a NULL pass */
 	isw_pipeline_fn process_strict; /* strict build: counts accesses; may be NULL = same */
+	/* Adds to c what the pipeline takes of a NIC shared with the kernel, as configured now.
+	 * Control thread; NULL for a pipeline that takes nothing there (l2). */
+	void (*claims)(struct isw_claims *c);
 
 	/* Owned by the registry. */
 	uint16_t id; /* counters index; 0 is the dataplane itself */
@@ -73,6 +96,8 @@ struct isw_pipeline *isw_pipeline_find(const char *name);
 struct isw_pipeline *isw_pipeline_by_id(uint16_t id);
 /* Iterates registered pipelines in chain order; pass NULL to start. */
 struct isw_pipeline *isw_pipeline_next(struct isw_pipeline *p);
+/* What the enabled pipelines take of a NIC shared with the kernel (zeroed first). */
+void isw_pipeline_claims(struct isw_claims *c);
 /* Name shown for counters of id 0 and of pipelines. */
 const char *isw_pipeline_name(uint16_t id);
 

@@ -137,6 +137,14 @@ static const struct isw_asic_decl ask_asic = {
         .nb_tables = RTE_DIM(ask_tables),
 };
 
+/* The ASK address (senders' DATA, the receiver's SWAP and FETCH, ARP for it). */
+static void ask_claims(struct isw_claims *cl)
+{
+	const struct ask_conf *c = ask_conf_cur;
+	if (c != NULL && c->ip != 0)
+		isw_claims_ip(cl, c->ip);
+}
+
 static struct isw_pipeline ask = {
         .name = "ask",
         .help = "ASK key-value aggregation: seen/AggState rings, double-buffered AAs",
@@ -146,6 +154,7 @@ static struct isw_pipeline ask = {
         .disable = ask_disable,
         .process = ask_process,
         .process_strict = ask_process_strict,
+        .claims = ask_claims,
 };
 ISW_PIPELINE_REGISTER(ask)
 

@@ -47,13 +47,18 @@ static inline void ip_csum_set(uint8_t *ip)
 }
 
 /* DATA on to the task's receiver, whatever the sender addressed: destination MAC, IP and UDP
- * port from the task. The payload changed, so the UDP checksum goes to zero. */
+ * port from the task. The payload changed, so the UDP checksum goes to zero. Back out of the
+ * port it came in on (one-armed: senders and receiver behind one port), it leaves with the
+ * switch's MAC as its source, as a router's would: with the sender's, the switch in front of
+ * that port would learn the sender behind this one and send the receiver's ACKs here. */
 static inline void to_receiver(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
-                               const struct ask_task *t)
+                               const struct ask_conf *c, const struct ask_task *t)
 {
 	uint8_t *ip = p + ASK_ETH_LEN;
 	uint8_t *udp = ip + ASK_IP_LEN;
 	memcpy(p, t->mac, 6);
+	if (unlikely(isw_meta(m)->in_port == t->port))
+		memcpy(p + 6, c->mac, 6);
 	if (memcmp(ip + 16, &t->ip, 4) != 0) {
 		memcpy(ip + 16, &t->ip, 4);
 		ip_csum_set(ip);
@@ -265,7 +270,7 @@ static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m
 	cnt->last_pkts += (h->flags & ASK_F_LAST) != 0;
 	if (is_long) {
 		cnt->long_pkts++;
-		to_receiver(w, m, p, t);
+		to_receiver(w, m, p, c, t);
 		return ISW_PKT_TAKEN;
 	}
 	cnt->pkts++;
@@ -284,7 +289,7 @@ static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m
 		slots_process(pass, c, t, ti, h, pay, bitmap, pos, repeat, 16, cnt);
 		break;
 	}
-	to_receiver(w, m, p, t);
+	to_receiver(w, m, p, c, t);
 	return ISW_PKT_TAKEN;
 }
 

@@ -141,6 +141,12 @@ static const struct isw_asic_decl atp_asic = {
         .nb_tables = RTE_DIM(atp_tables),
 };
 
+/* ATP's frames are raw Ethernet of their own EtherType (workers' and the PS's alike). */
+static void atp_claims(struct isw_claims *cl)
+{
+	isw_claims_ethertype(cl, ATP_ETHERTYPE);
+}
+
 static struct isw_pipeline atp = {
         .name = "atp",
         .help = "ATP aggregation: shared aggregator pool, collisions and resends to the PS",
@@ -150,6 +156,7 @@ static struct isw_pipeline atp = {
         .disable = atp_disable,
         .process = atp_process,
         .process_strict = atp_process_strict,
+        .claims = atp_claims,
 };
 ISW_PIPELINE_REGISTER(atp)
 

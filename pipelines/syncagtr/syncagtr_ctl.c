@@ -195,6 +195,14 @@ static const struct isw_asic_decl sa_asic = {
         .nb_tables = RTE_DIM(sa_tables),
 };
 
+/* Every session's switch IP (ARP, ICMP echo and its workers' packets). */
+static void sa_claims(struct isw_claims *cl)
+{
+	const struct sa_conf *c = sa_conf_cur;
+	for (unsigned i = 0; c != NULL && i < c->nb_ids; i++)
+		isw_claims_ip(cl, c->sess[c->ids[i]].ip);
+}
+
 static struct isw_pipeline syncagtr = {
         .name = "syncagtr",
         .help = "SwitchML-compatible synchronous aggregation (sessions of up to 32 workers)",
@@ -204,6 +212,7 @@ static struct isw_pipeline syncagtr = {
         .disable = sa_disable,
         .process = sa_process,
         .process_strict = sa_process_strict,
+        .claims = sa_claims,
 };
 ISW_PIPELINE_REGISTER(syncagtr)
 

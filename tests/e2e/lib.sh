@@ -5,6 +5,12 @@
 #                         IP 10.99.0.i/24) joined by a veth pair to a switch-side interface
 #   isw_switch_start ARGS start inswitch on those interfaces (net_af_xdp, or net_af_packet where
 #                         AF_XDP is unavailable, saying so); ARGS go after the daemon's "--"
+#   isw_one_armed_create N  one-armed instead: hosts h1..hN behind a ToR (a bridge) and a
+#                         server namespace srv whose one NIC (eth0, MAC 02:00:00:00:00:c8, IP
+#                         10.99.0.200/24, the kernel's own) is its uplink; the ToR has the ACL
+#                         ATP needs (docs/deploy.md, One-armed): ATP's EtherType only between a
+#                         host and the uplink. isw_switch_start then runs inswitch inside srv
+#                         on eth0 alone
 #   isw_wait_path I IP    wait until host I reaches IP through the switch
 #   isw_tcp_transfer F T M send M MiB over TCP from host F to host T, check, print seconds
 #   isw_l2_static         tell the switch the cabling: a static l2 entry per host (its MAC on
@@ -31,6 +37,7 @@ ISW_HOSTS=0
 ISW_PID=""
 ISW_DRIVER=""
 ISW_STOP_PIDS=()
+ISW_ONE_ARMED=0
 
 isw_ns() {
 	local i=$1
@@ -57,17 +64,52 @@ isw_topo_create() {
 	done
 }
 
+isw_one_armed_create() {
+	local n=$1 i
+	isw_topo_create "$n"
+	ISW_ONE_ARMED=1
+	ip link add "${ISW_TAG}tor" type bridge
+	ip link set "${ISW_TAG}tor" up
+	for ((i = 1; i <= n; i++)); do
+		ip link set "$(isw_if "$i")" master "${ISW_TAG}tor"
+	done
+	# ATP's frames name no switch (a worker sends to its PS's MAC): without this, the ToR
+	# would flood them to the PS directly too.
+	nft -f - <<-EOF
+		table bridge ${ISW_TAG}tor {
+			chain acl {
+				type filter hook forward priority 0; policy accept;
+				iifname != "${ISW_TAG}up" oifname != "${ISW_TAG}up" ether type 0x0700 drop
+			}
+		}
+	EOF
+	ip netns add "${ISW_TAG}srv"
+	ip link add "${ISW_TAG}up" type veth peer name eth0 netns "${ISW_TAG}srv"
+	ip link set "${ISW_TAG}up" master "${ISW_TAG}tor"
+	ip link set "${ISW_TAG}up" up
+	isw_srv ip link set lo up
+	isw_srv ip link set eth0 address 02:00:00:00:00:c8
+	isw_srv ip addr add 10.99.0.200/24 dev eth0
+	isw_srv ip link set eth0 up
+	isw_srv ethtool -K eth0 tx off >/dev/null 2>&1 || true
+}
+
+isw_srv() { ip netns exec "${ISW_TAG}srv" "$@"; }
+
 # isw_switch_start BUILD_DIR [daemon options...]
 isw_switch_start() {
 	local build=$1
 	shift
-	local driver vdevs i
+	local driver vdevs i ns=()
+	[ "$ISW_ONE_ARMED" = 1 ] && ns=(ip netns exec "${ISW_TAG}srv")
 	for driver in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
 		vdevs=()
 		for ((i = 1; i <= ISW_HOSTS; i++)); do
 			vdevs+=(--vdev "${driver}$((i - 1)),iface=$(isw_if "$i")")
 		done
-		"$build/inswitch" --no-huge -m 1024 --no-pci -l "${ISW_LCORES:-0}" --no-shconf \
+		[ "$ISW_ONE_ARMED" = 1 ] && vdevs=(--vdev "${driver}0,iface=eth0")
+		# ip netns exec execs inswitch: $! is the switch itself.
+		"${ns[@]}" "$build/inswitch" --no-huge -m 1024 --no-pci -l "${ISW_LCORES:-0}" --no-shconf \
 			--file-prefix "isw-$ISW_TAG" --log-level='*:warning' "${vdevs[@]}" \
 			-- --ctl "$ISW_CTL_SOCK" "$@" >"$ISW_LOG" 2>&1 &
 		ISW_PID=$!
@@ -173,6 +215,12 @@ isw_cleanup() {
 		ip link del "$(isw_if "$i")" 2>/dev/null || true
 		ip netns del "${ISW_TAG}h$i" 2>/dev/null || true
 	done
+	if [ "$ISW_ONE_ARMED" = 1 ]; then
+		ip link del "${ISW_TAG}up" 2>/dev/null || true
+		ip link del "${ISW_TAG}tor" 2>/dev/null || true
+		nft delete table bridge "${ISW_TAG}tor" 2>/dev/null || true
+		ip netns del "${ISW_TAG}srv" 2>/dev/null || true
+	fi
 	rm -rf "$ISW_TMP"
 }
 

@@ -278,6 +278,31 @@ static void test_claim_combine_collision(void **state)
 }
 
 /*
+ * One-armed: DATA that goes back out of the port it came in on (senders behind the receiver's
+ * port) leaves with the switch's MAC as its source, so the switch in front of that port does
+ * not learn the sender behind it; through another port the sender's MAC stays.
+ */
+static void test_one_armed_source_mac(void **state)
+{
+	(void)state;
+	run("ask task add 4 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 window 4 slots "
+	    "4 "
+	    "key-bytes 8 op add aa-size 16 senders 0,3",
+	    1);
+	static const uint8_t sender[6] = {0x02, 0, 0, 0, 0, 1}, rmac[6] = {0x02, 0, 0, 0, 0, 9};
+	const uint8_t *sw = ((const struct ask_conf *)ask_conf_cur)->mac;
+	struct pkt f = {.type = ASK_DATA, .task = 4, .seq = 0, .bitmap = 0x1};
+	f.key[0] = 5, f.val[0] = 1;
+	assert_int_equal(feed(&f, RX), ISW_PKT_TAKEN);
+	assert_memory_equal(tx_frame(RX, 0), rmac, 6);
+	assert_memory_equal(tx_frame(RX, 0) + 6, sw, 6);
+	f.seq = 1;
+	assert_int_equal(feed(&f, 0), ISW_PKT_TAKEN);
+	assert_memory_equal(tx_frame(RX, 1), rmac, 6);
+	assert_memory_equal(tx_frame(RX, 1) + 6, sender, 6);
+}
+
+/*
  * Job lifetime: a task registered again (del, add) as another incarnation counts no request of
  * the earlier one still in flight: DATA, SWAP and FETCH of another incarnation are dropped
  * (ask-incarnation) before they touch anything, and the right one is taken.
@@ -1314,6 +1339,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        T(test_claim_combine_collision),
 	        T(test_incarnation),
+	        T(test_one_armed_source_mac),
 	        T(test_aggregate_alone),
 	        T(test_repeat_never_aggregates),
 	        T(test_ring_wrap_and_window),
