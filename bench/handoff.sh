@@ -22,6 +22,9 @@
 #   2w-sa-range    two workers, slots 0..127 on port 0, 128..255 on port 1: how a NIC steering by
 #                  UDP source port would split SwitchML traffic (a worker thread owns a contiguous
 #                  slot range and sends from its own port), so half the frames are handed off
+#   2w-sa-threads  the same inputs, the session created with "threads 2": the switch owns slots by
+#                  the threads' ranges (range t on worker t), as it does to follow such steering
+#                  (docs/deploy.md, Steering); checked: no hand-off
 # For each: Mpps out of port 2, a worker's ns per frame (workers / rate), the share of frames
 # handed off, and the workers' time shares (stats show). The hand-off's own cost, in a worker's
 # ns per frame handed off, is what 2w-fc adds over 2w-l2 beyond what flowcount adds on one
@@ -91,21 +94,9 @@ echo "l2 add 02:00:00:00:00:02 2" >"$TMP/cfg"
 "$BUILD/pcaps/pcapgen" syncagtr-bench "$TMP/sa.pcap" --workers 8 --slots 256 --elems 64 \
 	--config "$TMP/sa.cfg"
 sed -i 's/ port 1$/ port 2/' "$TMP/sa.cfg"
-python3 - "$TMP/sa.pcap" "$TMP/sa" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-out = {k: bytearray(data[:24]) for k in ('even', 'odd', 'lo', 'hi')}
-off = 24
-while off < len(data):
-    incl = struct.unpack_from('<I', data, off + 8)[0]
-    rec = data[off:off + 16 + incl]
-    slot = struct.unpack_from('>H', rec, 16 + 48)[0] & 0x7FFF
-    out['even' if slot % 2 == 0 else 'odd'] += rec
-    out['lo' if slot < 128 else 'hi'] += rec
-    off += 16 + incl
-for k, v in out.items():
-    open(sys.argv[2] + '-' + k + '.pcap', 'wb').write(v)
-PY
+sed 's/^\(syncagtr session add .*\)$/\1 threads 2/' "$TMP/sa.cfg" >"$TMP/sa-threads.cfg"
+grep -q ' threads 2$' "$TMP/sa-threads.cfg" || { echo "handoff: no session in sa.cfg" >&2; exit 1; }
+python3 "$ROOT/pcaps/split_slots.py" "$TMP/sa.pcap" "$TMP/sa" 256
 
 # measure CASE LCORES IN0 IN1 CONFIG PIPELINE-OPTS...: one fresh daemon, IN0 and IN1 the captures
 # of ports 0 and 1, CONFIG its start-up commands; appends a JSON line to the results.
@@ -161,6 +152,9 @@ for run in $(seq "$RUNS"); do
 		--pipeline syncagtr
 	none_handed 2w-sa-steered
 	measure 2w-sa-range 0,1 "$TMP/sa-lo.pcap" "$TMP/sa-hi.pcap" "$TMP/sa.cfg" --pipeline syncagtr
+	measure 2w-sa-threads 0,1 "$TMP/sa-lo.pcap" "$TMP/sa-hi.pcap" "$TMP/sa-threads.cfg" \
+		--pipeline syncagtr
+	none_handed 2w-sa-threads
 	log "run $run of $RUNS done"
 done
 
@@ -183,7 +177,8 @@ jq -rs '
 	  ((ns("2w-sa-range") - ns("2w-sa-steered")) / $m["2w-sa-range"].handed) as $sah
 	  | "syncagtr: two workers steered \(($m["2w-sa-steered"].mpps / $m["1w-sa"].mpps) | r2)x one,"
 	  + " split by slot range \(($m["2w-sa-range"].mpps / $m["1w-sa"].mpps) | r2)x (handed off"
-	  + " \($m["2w-sa-range"].handed | r2)): \($sah | r2) ns a frame handed off",
+	  + " \($m["2w-sa-range"].handed | r2)): \($sah | r2) ns a frame handed off;"
+	  + " by slot range with the session'"'"'s threads \(($m["2w-sa-threads"].mpps / $m["1w-sa"].mpps) | r2)x",
 	  "flowcount on one worker: +\((ns("1w-fc") - ns("1w-l2")) | r2) ns a frame",
 	  "a hand-off: \(((ns("2w-fc") - ns("2w-fc-steered")) / $m["2w-fc"].handed) | r2)"
 	  + " ns of a worker per frame handed off (2w-fc over 2w-fc-steered; share \($m["2w-fc"].handed | r2))",

@@ -24,6 +24,7 @@
 #include "port.h"
 #include "pre.h"
 #include "server.h"
+#include "steer.h"
 #include "worker.h"
 #include "xdp.h"
 
@@ -412,6 +413,9 @@ int main(int argc, char **argv)
 		goto out_pipelines;
 	}
 	isw_xdp_refresh();
+	isw_steer_refresh();
+	if (isw_cmd_on_success(isw_steer_refresh) < 0)
+		goto out_pipelines;
 	if (isw_server_start(o.ctl, 0600) < 0)
 		goto out_pipelines;
 	if (isw_telemetry_init() < 0)
@@ -453,6 +457,7 @@ int main(int argc, char **argv)
 out_pipelines:
 	rc = 1;
 out:
+	isw_steer_fini();
 	isw_pipeline_fini();
 	isw_ports_fini();
 	isw_mc_fini();

@@ -92,6 +92,16 @@ void isw_pipeline_claims(struct isw_claims *c)
 	}
 }
 
+void isw_pipeline_steering(struct isw_steering *s)
+{
+	struct isw_pipeline *p;
+	STAILQ_FOREACH(p, &pipelines, next)
+	{
+		if (p->enabled && p->steering != NULL)
+			p->steering(s);
+	}
+}
+
 const char *isw_pipeline_name(uint16_t id)
 {
 	if (id == 0)

@@ -23,6 +23,7 @@
 #include "asic.h"
 #include "isw_limits.h"
 
+struct isw_steering;
 struct isw_worker;
 struct rte_mbuf;
 
@@ -67,6 +68,10 @@ struct isw_pipeline {
 	/* Adds to c what the pipeline takes of a NIC shared with the kernel, as configured now.
 	 * Control thread; NULL for a pipeline that takes nothing there (l2). */
 	void (*claims)(struct isw_claims *c);
+	/* Adds the steering rules that would bring each of its packets to the lcore owning its
+	 * state (steer.h), as configured now. Control thread; NULL when its packets cannot be
+	 * told apart by what a NIC matches. */
+	void (*steering)(struct isw_steering *s);
 
 	/* Owned by the registry. */
 	uint16_t id; /* counters index; 0 is the dataplane itself */
@@ -98,6 +103,8 @@ struct isw_pipeline *isw_pipeline_by_id(uint16_t id);
 struct isw_pipeline *isw_pipeline_next(struct isw_pipeline *p);
 /* What the enabled pipelines take of a NIC shared with the kernel (zeroed first). */
 void isw_pipeline_claims(struct isw_claims *c);
+/* What the enabled pipelines ask of the NIC's steering (appended to s). */
+void isw_pipeline_steering(struct isw_steering *s);
 /* Name shown for counters of id 0 and of pipelines. */
 const char *isw_pipeline_name(uint16_t id);
 

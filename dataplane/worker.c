@@ -63,13 +63,13 @@ void isw_tx_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t port)
 	inbox_put(w, m, w->tx_owner[port]);
 }
 
-int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard)
+int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t owner)
 {
 	struct isw_meta *meta = isw_meta(m);
 	meta->kind = ISW_HANDOFF_RESUME;
 	meta->resume = (uint8_t)w->cur_id;
 	w->handed_off = true;
-	if (inbox_put(w, m, isw_dp.shard_owner[shard % ISW_SHARD_SLOTS]))
+	if (inbox_put(w, m, owner))
 		w->stats.pipeline[w->cur_id].handoffs++;
 	return ISW_PKT_TAKEN;
 }

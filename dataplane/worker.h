@@ -88,7 +88,8 @@ struct isw_worker {
 /* Slow paths, out of line. */
 void isw_tx_flush(struct isw_worker *w, uint16_t port);
 void isw_tx_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t port);
-int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint32_t shard);
+/* Hands m to worker owner (an index), which runs the current pipeline on it again. */
+int isw_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t owner);
 
 /* Counts a drop of m for the running pipeline and its ingress port, and frees m. */
 static inline void isw_drop(struct isw_worker *w, struct rte_mbuf *m, enum isw_drop reason)
@@ -172,7 +173,17 @@ static inline bool isw_shard_claim(struct isw_worker *w, struct rte_mbuf *m, uin
 {
 	if (likely(isw_shard_local(w, shard)))
 		return true;
-	isw_handoff(w, m, shard);
+	isw_handoff(w, m, isw_dp.shard_owner[shard % ISW_SHARD_SLOTS]);
+	return false;
+}
+
+/* The same for a pipeline that maps its state to owners itself (owner: a worker index), so the
+ * map can follow how the NIC steers (steer.h). */
+static inline bool isw_owner_claim(struct isw_worker *w, struct rte_mbuf *m, uint16_t owner)
+{
+	if (likely(owner == w->index))
+		return true;
+	isw_handoff(w, m, owner);
 	return false;
 }
 

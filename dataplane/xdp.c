@@ -34,6 +34,7 @@ struct xdp_dev {
 	bool ours;               /* inswitch's program, not one the user named (xdp_prog=) */
 	bool shared;             /* --xdp-shared: the kernel keeps what is not the switch's */
 	bool up;                 /* isw_xdp_ports_init() found the port and configured it */
+	unsigned start_queue;    /* its start_queue= argument */
 	uint16_t port;
 	uint32_t prog_id;
 	int conf_fd, addrs_fd, counts_fd;
@@ -246,6 +247,9 @@ static int vdev_arg(const char *s, const char **out, char *err, size_t errlen)
 	d->conf_fd = d->addrs_fd = d->counts_fd = -1;
 	snprintf(d->vdev, sizeof(d->vdev), "%.*s", (int)strcspn(s, ","), s);
 	devarg(s, "iface", d->iface, sizeof(d->iface));
+	char sq[16];
+	if (devarg(s, "start_queue", sq, sizeof(sq)))
+		d->start_queue = (unsigned)strtoul(sq, NULL, 10);
 	xdp.nb_devs++;
 	if (devarg(s, "xdp_prog", NULL, 0))
 		return 0; /* the user's own program: left alone */
@@ -465,6 +469,15 @@ void isw_xdp_refresh(void)
 	}
 	xdp.applied = cl;
 	xdp.refreshed = true;
+}
+
+const char *isw_xdp_iface(uint16_t port, unsigned *start_queue)
+{
+	const struct xdp_dev *d = dev_by_port(port);
+	if (d == NULL || !d->up)
+		return NULL;
+	*start_queue = d->start_queue;
+	return d->iface;
 }
 
 void isw_xdp_fini(void)

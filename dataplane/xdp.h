@@ -13,6 +13,7 @@
 #define ISW_XDP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Returns the argument vector to hand to rte_eal_init() in *out (argv itself when no device
@@ -32,6 +33,10 @@ int isw_xdp_ports_init(const char *const *shared, unsigned nb_shared, char *err,
 /* Updates the shared ports' programs to what the enabled pipelines now take (nothing to do
  * when it has not changed). Runs after every successful control command. */
 void isw_xdp_refresh(void);
+
+/* The kernel interface of an AF_XDP port and the first of its channels the port uses
+ * (start_queue=), or NULL for a port of another driver. */
+const char *isw_xdp_iface(uint16_t port, unsigned *start_queue);
 
 /* Closes what isw_xdp_eal_args() and isw_xdp_ports_init() opened (the ports detach the
  * program themselves when they close). */

@@ -29,6 +29,8 @@ struct rte_mbuf;
 #define SA_WORKERS_MAX   32   /* ranks 0..31: one bit each in a 32-bit bitmap */
 #define SA_SLOTS         8192 /* slots in the switch, shared by all sessions (budget pool) */
 #define SA_SLOTS_DEFAULT 1024
+#define SA_THREADS_MAX   64   /* worker threads a session's slots may be split among */
+#define SA_WORKER_PORT   4000 /* SwitchML's default worker_port: thread t sends from it + t */
 #define SA_TABLE_SIZE    4096            /* admission hash table: at most half full */
 #define SA_PORT_AUTO     0xFFFFu         /* worker port learned from its packets */
 #define SA_MC_BASE       ISW_MC_RESERVED /* PRE group of session s: SA_MC_BASE + s */
@@ -76,6 +78,16 @@ struct sa_session {
 	uint32_t base;   /* first switch slot of the region */
 	uint32_t nslots; /* slots in the region; pool indices 0..nslots-1 */
 	uint32_t epoch;  /* job epoch: 'session reset' starts the next (control side only) */
+	/* Steering (threads > 0): the slots split into threads equal ranges of spt slots, one
+	 * per worker thread (SwitchML's thread t uses [t·spt, (t+1)·spt) and sends from UDP port
+	 * worker_port + t); range t is owned by worker owner[t], so a NIC that steers the port
+	 * to that worker's queue brings every packet of the range to its owner. threads 0: slots
+	 * are owned round-robin (the dataplane's shard map). */
+	uint8_t threads;
+	uint8_t spt_shift; /* log2(spt) when spt is a power of two, else 0xFF */
+	uint16_t worker_port;
+	uint32_t spt;
+	uint8_t owner[SA_THREADS_MAX];
 	struct sa_member w[SA_WORKERS_MAX];
 };
 

@@ -19,6 +19,7 @@
 #include "l2/l2.h"
 #include "pipeline.h"
 #include "pre.h"
+#include "steer.h"
 #include "syncagtr.h"
 
 #define SA_POOL "syncagtr.slots"
@@ -203,6 +204,8 @@ static void sa_claims(struct isw_claims *cl)
 		isw_claims_ip(cl, c->sess[c->ids[i]].ip);
 }
 
+static void sa_steering(struct isw_steering *st);
+
 static struct isw_pipeline syncagtr = {
         .name = "syncagtr",
         .help = "SwitchML-compatible synchronous aggregation (sessions of up to 32 workers)",
@@ -213,8 +216,25 @@ static struct isw_pipeline syncagtr = {
         .process = sa_process,
         .process_strict = sa_process_strict,
         .claims = sa_claims,
+        .steering = sa_steering,
 };
 ISW_PIPELINE_REGISTER(syncagtr)
+
+/* A session split among threads: thread t's packets (UDP source port worker_port + t, to the
+ * SwitchML port) to the owner of its slot range. */
+static void sa_steering(struct isw_steering *st)
+{
+	const struct sa_conf *c = sa_conf_cur;
+	char what[40];
+	for (unsigned i = 0; c != NULL && i < c->nb_ids; i++) {
+		const struct sa_session *s = &c->sess[c->ids[i]];
+		for (unsigned t = 0; t < s->threads; t++) {
+			snprintf(what, sizeof(what), "session %u thread %u", s->id, t);
+			isw_steering_add(st, syncagtr.id, (uint16_t)(s->worker_port + t), SA_UDP_PORT,
+			                 s->owner[t], what);
+		}
+	}
+}
 
 /* ---- Commands ---- */
 
@@ -263,12 +283,24 @@ ISW_CMD_REGISTER(sa_switch, "syncagtr switch", "[mac MAC]",
                  "show or set the switch MAC that workers send to (default 00:11:22:33:44:55)",
                  cmd_switch)
 
+/* Threads' slot ranges and their owners: range t to worker t mod workers (steer.h). */
+static void steer_layout(struct sa_session *s, unsigned threads, unsigned wport)
+{
+	s->threads = (uint8_t)threads;
+	s->worker_port = (uint16_t)wport;
+	s->spt = s->nslots / threads;
+	s->spt_shift = rte_is_power_of_2(s->spt) ? (uint8_t)rte_log2_u32(s->spt) : 0xFF;
+	for (unsigned t = 0; t < threads; t++)
+		s->owner[t] = (uint8_t)(t % (isw_dp.nb_workers ? isw_dp.nb_workers : 1));
+}
+
 static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 {
-	uint32_t id, n, slots = SA_SLOTS_DEFAULT;
+	uint32_t id, n, slots = SA_SLOTS_DEFAULT, threads = 0, wport = SA_WORKER_PORT;
 	rte_be32_t ip;
-	struct isw_kv kv[] = {{"ip", NULL}, {"workers", NULL}, {"slots", NULL}};
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 5, 7) < 0 ||
+	struct isw_kv kv[] = {{"ip", NULL},      {"workers", NULL},     {"slots", NULL},
+	                      {"threads", NULL}, {"worker-port", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 5, 11) < 0 ||
 	    arg_session(c, argv[0], false, &id) < 0 ||
 	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
 		return -EINVAL;
@@ -276,14 +308,27 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, EINVAL, "usage: syncagtr session add %s", c->cmd->usage);
 	if (isw_arg_ipv4(c, kv[0].val, "ip", &ip) < 0 ||
 	    isw_arg_u32(c, kv[1].val, "workers", 1, SA_WORKERS_MAX, &n) < 0 ||
-	    (kv[2].val && isw_arg_u32(c, kv[2].val, "slots", 1, SA_SLOTS, &slots) < 0))
+	    (kv[2].val && isw_arg_u32(c, kv[2].val, "slots", 1, SA_SLOTS, &slots) < 0) ||
+	    (kv[3].val && isw_arg_u32(c, kv[3].val, "threads", 1, SA_THREADS_MAX, &threads) < 0) ||
+	    (kv[4].val && isw_arg_u32(c, kv[4].val, "worker-port", 1, 65535, &wport) < 0))
 		return -EINVAL;
 	if (ip == 0 || (rte_be_to_cpu_32(ip) >> 28) >= 14)
 		return isw_cmd_err(c, EINVAL, "%s is not a unicast address", kv[0].val);
+	if (kv[4].val != NULL && threads == 0)
+		return isw_cmd_err(c, EINVAL, "worker-port goes with threads");
+	if (threads != 0 && slots % threads != 0)
+		return isw_cmd_err(c, EINVAL,
+		                   "slots %u must be a multiple of threads %u (each thread owns "
+		                   "slots / threads)",
+		                   slots, threads);
+	if (wport + threads > 65536)
+		return isw_cmd_err(c, ERANGE, "worker-port %u + threads %u is beyond port 65535",
+		                   wport, threads);
 	struct sa_session *s = &master.sess[id];
 	if (s->valid) {
 		/* The same request again is not an error (workers may register themselves). */
-		if (s->ip == ip && s->nworkers == n && s->nslots == slots) {
+		if (s->ip == ip && s->nworkers == n && s->nslots == slots && s->threads == threads &&
+		    (threads == 0 || s->worker_port == wport)) {
 			isw_json_bool(c->out, "exists", true);
 			return 0;
 		}
@@ -313,6 +358,8 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	                        .nslots = slots};
 	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
 		ns.w[r].port = SA_PORT_AUTO;
+	if (threads != 0)
+		steer_layout(&ns, threads, wport);
 	if ((rc = group_update(&ns)) < 0 || isw_dp_pause() < 0) {
 		isw_mc_destroy(group);
 		isw_budget_give(SA_POOL, holder);
@@ -334,8 +381,11 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_u64(c->out, "group", group);
 	return 0;
 }
-ISW_CMD_REGISTER(sa_session_add, "syncagtr session add", "ID ip IP workers N [slots S]",
-                 "create session ID (1-64) with switch IP, N workers and S slots (default 1024)",
+ISW_CMD_REGISTER(sa_session_add, "syncagtr session add",
+                 "ID ip IP workers N [slots S] [threads T [worker-port P]]",
+                 "create session ID (1-64) with switch IP, N workers and S slots (default 1024); "
+                 "threads: slot range t of T (thread t, UDP source port P+t, P default 4000) "
+                 "owned by one lcore, for steering",
                  cmd_session_add)
 
 static int cmd_session_del(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -441,6 +491,11 @@ static void session_json(struct isw_json *j, const struct sa_session *s)
 	isw_json_u64(j, "live", current_members(s, true));
 	isw_json_u64(j, "slots", s->nslots);
 	isw_json_u64(j, "first_slot", s->base);
+	isw_json_u64(j, "threads", s->threads);
+	if (s->threads != 0)
+		isw_json_u64(j, "worker_port", s->worker_port);
+	else
+		isw_json_null(j, "worker_port");
 	isw_json_u64(j, "group", s->group);
 	isw_json_obj_close(j);
 }

@@ -6,3 +6,25 @@
 empty_pcap() {
 	printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00' >"$1"
 }
+
+# daemon_test TAG: for a test that runs the daemon itself: tmp, a new temporary directory, and
+# pid, the daemon's (empty while none runs); at exit the daemon is stopped and tmp removed with
+# the runtime directory of file prefix isw-TAG-$$. fail MSG prints FAIL: MSG and the daemon's
+# log ($tmp/log), and exits 1.
+daemon_test() {
+	tmp=$(mktemp -d -t "inswitch-$1.XXXXXX")
+	pid=""
+	_daemon_tag=$1
+	trap _daemon_cleanup EXIT
+}
+
+_daemon_cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$tmp" "/var/run/dpdk/isw-$_daemon_tag-$$"
+}
+
+fail() {
+	echo "FAIL: $*"
+	cat "$tmp/log" || true
+	exit 1
+}

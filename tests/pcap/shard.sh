@@ -13,18 +13,8 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 inswitch=$1 ctl=$2 pcapgen=$3
 FLOWS=64 PER_FILE=8192 SIZE=128
-tmp=$(mktemp -d /tmp/inswitch-shard.XXXXXX)
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp" /var/run/dpdk/isw-shard-$$
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	cat "$tmp/log" || true
-	exit 1
-}
+tmp="" pid=""
+daemon_test shard # sets both
 
 empty_pcap "$tmp/empty.pcap"
 "$pcapgen" bench "$tmp/in.pcap" --size $SIZE --count $PER_FILE --flows $FLOWS \

@@ -656,6 +656,12 @@ static void test_commands_refuse_cleanly(void **state)
 	run("syncagtr session add 65 ip 10.0.0.9 workers 2", 0);
 	run("syncagtr session add 4 ip 10.0.0.9", 0);
 	run("syncagtr session add 4 ip 10.0.0.9 workers 2 colour red", 0);
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 100 threads 3", 0); /* 100 % 3 */
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 threads 65", 0);
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 worker-port 4000", 0); /* no threads */
+	run("syncagtr session add 4 ip 10.0.0.9 workers 2 threads 4 worker-port 65533", 0);
+	/* A session that exists is not re-created with other threads. */
+	run("syncagtr session add 1 ip 10.0.0.254 workers 3 slots 8 threads 2", 0);
 	run("syncagtr session show 4", 0);
 	run("syncagtr worker add 1 3 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* rank */
 	run("syncagtr worker add 1 0 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* taken */
