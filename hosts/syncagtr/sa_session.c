@@ -234,8 +234,11 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 	         loc.mac[2], loc.mac[3], loc.mac[4], loc.mac[5]);
 	if (log)
 		fprintf(log, "ctl: this worker is %s %s on %s\n", myip, mac, loc.ifname);
-	snprintf(cmd, sizeof(cmd), "syncagtr session add %u ip %s workers %u slots %u", session,
-	         swip, cfg->workers, sa_config_slots(cfg));
+	/* threads and worker-port: the switch owns each thread's slot range on one lcore, so NIC
+	 * steering by source port can bring every packet to its owner (docs/deploy.md). */
+	snprintf(cmd, sizeof(cmd),
+	         "syncagtr session add %u ip %s workers %u slots %u threads %u worker-port %u",
+	         session, swip, cfg->workers, sa_config_slots(cfg), cfg->threads, cfg->worker_port);
 	rc = ctl_run(ctl_path, cmd, log, err, errlen);
 	if (rc == 1)
 		rc = session_fits(cfg, ctl_path, session, log, err, errlen);

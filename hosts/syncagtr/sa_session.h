@@ -4,7 +4,7 @@
  * to type worker MACs. It finds its own IP and MAC on the interface that routes to the switch
  * IP, then sends (one command per line, one JSON reply line each):
  *
- *   syncagtr session add ID ip SWITCH_IP workers N slots S
+ *   syncagtr session add ID ip SWITCH_IP workers N slots S threads T worker-port P
  *   syncagtr session reset ID                                 (rank 0 with reset only)
  *   syncagtr worker add ID RANK mac MAC ip IP port PORT|l2|auto
  *

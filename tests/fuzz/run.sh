@@ -12,19 +12,18 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void
 clang -fsanitize=fuzzer "$out/probe-$name.c" -o "$out/probe-$name" 2>/dev/null ||
 	{ echo "skipped: clang has no libFuzzer runtime (libclang-rt-14-dev)"; exit 77; }
 
-core=(dataplane/asic.c dataplane/budget.c dataplane/dp.c dataplane/drop.c dataplane/fault.c dataplane/mbuf.c
-      dataplane/pipeline.c dataplane/port.c dataplane/pre.c dataplane/shaper.c dataplane/stats.c dataplane/worker.c
-      dataplane/dp_cmds.c control/args.c control/cmd.c control/json.c control/server.c
-      control/telemetry.c pipelines/l2/l2.c pipelines/flowcount/flowcount.c
-      pipelines/syncagtr/syncagtr_ctl.c pipelines/syncagtr/syncagtr_dp.c
-      pipelines/atp/atp_ctl.c pipelines/atp/atp_dp.c pipelines/ask/ask_ctl.c pipelines/ask/ask_dp.c
-      pipelines/ask/ask_simd.c)
+# The daemon's core, as meson builds it (sources and generated ones, such as the embedded XDP
+# program): the list is meson's, never a copy that could miss a file.
+mapfile -t core < <(meson introspect "$2" --targets | jq -r '.[] |
+	select(.name == "inswitch-core") | .target_sources[] | (.sources[], .generated_sources[])')
+[ "${#core[@]}" -gt 10 ] || { echo "no inswitch-core sources in $2 (meson introspect)" >&2; exit 1; }
 bin=$out/fuzz_$name
 # shellcheck disable=SC2046
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp -Ipipelines/ask \
-	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" $(pkg-config --libs libdpdk) -o "$bin")
+	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" \
+	$(pkg-config --libs libdpdk libbpf) -o "$bin")
 
 corpus=$out/corpus-$name
 # A crash must fail the test: libFuzzer's own exit code for one is 77, which meson reads as
@@ -40,6 +39,9 @@ cmd)
 	printf 'syncagtr session add 1 ip 10.0.0.254 workers 4 slots 64' >"$corpus/seed6"
 	printf 'ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,1 channels 2 window 4 slots 4 key-bytes 8 op add aa-size 16' >"$corpus/seed7"
 	printf 'pipeline enable ask' >"$corpus/seed8"
+	printf 'syncagtr session add 2 ip 10.0.0.253 workers 2 slots 64 threads 4 worker-port 5000' >"$corpus/seed9"
+	printf 'steer show' >"$corpus/seed10"
+	printf 'port xdp' >"$corpus/seed11"
 	opts+=(-max_len=512 -dict="$src/tests/fuzz/dict.txt")
 	;;
 syncagtr | atp | ask)
