@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Steering rules from the pipelines' owner maps: rte_flow, ethtool commands, `steer show`. */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,7 @@ struct rule {
 	int queue; /* -1: no queue of the port is polled by the owner */
 	enum rule_how how;
 	struct rte_flow *flow;
-	char note[160]; /* the ethtool command, or why nothing steers it */
+	char note[192]; /* the ethtool command, or why nothing steers it */
 };
 
 static struct {
@@ -41,8 +42,8 @@ static struct {
 	unsigned nb_rules;
 } st;
 
-void isw_steering_add(struct isw_steering *s, uint16_t pipeline, uint16_t udp_src, uint16_t udp_dst,
-                      uint16_t owner, const char *what)
+void isw_steering_add(struct isw_steering *s, uint16_t pipeline, uint32_t ip_dst, uint16_t udp_src,
+                      uint16_t udp_dst, uint16_t owner, const char *what)
 {
 	if (s->n == ISW_STEER_MAX) {
 		s->overflow = true;
@@ -50,6 +51,7 @@ void isw_steering_add(struct isw_steering *s, uint16_t pipeline, uint16_t udp_sr
 	}
 	struct isw_steer_match *m = &s->m[s->n++];
 	memset(m, 0, sizeof(*m));
+	m->ip_dst = ip_dst;
 	m->udp_src = udp_src;
 	m->udp_dst = udp_dst;
 	m->owner = owner;
@@ -80,16 +82,26 @@ static int owner_queue(uint16_t port, uint16_t owner)
 static void match_str(const struct isw_steer_match *m, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "udp4");
+	if (m->ip_dst) {
+		char a[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &m->ip_dst, a, sizeof(a));
+		n += snprintf(buf + n, len - (size_t)n, " dst-ip %s", a);
+	}
 	if (m->udp_src)
 		n += snprintf(buf + n, len - (size_t)n, " src-port %u", m->udp_src);
 	if (m->udp_dst)
 		snprintf(buf + n, len - (size_t)n, " dst-port %u", m->udp_dst);
 }
 
-/* An rte_flow rule: IPv4 UDP with the match's ports to queue r->queue. */
+/* An rte_flow rule: IPv4 UDP with the match's address and ports to queue r->queue. */
 static int flow_create(struct rule *r)
 {
+	struct rte_flow_item_ipv4 ip_spec = {0}, ip_mask = {0};
 	struct rte_flow_item_udp spec = {0}, mask = {0};
+	if (r->m.ip_dst) {
+		ip_spec.hdr.dst_addr = r->m.ip_dst;
+		ip_mask.hdr.dst_addr = RTE_BE32(0xffffffff);
+	}
 	if (r->m.udp_src) {
 		spec.hdr.src_port = rte_cpu_to_be_16(r->m.udp_src);
 		mask.hdr.src_port = RTE_BE16(0xffff);
@@ -101,7 +113,7 @@ static int flow_create(struct rule *r)
 	const struct rte_flow_attr attr = {.ingress = 1};
 	const struct rte_flow_item pattern[] = {
 	        {.type = RTE_FLOW_ITEM_TYPE_ETH},
-	        {.type = RTE_FLOW_ITEM_TYPE_IPV4},
+	        {.type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_spec, .mask = &ip_mask},
 	        {.type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &spec, .mask = &mask},
 	        {.type = RTE_FLOW_ITEM_TYPE_END},
 	};
@@ -122,7 +134,7 @@ static int flow_create(struct rule *r)
 static void rule_apply(struct rule *r)
 {
 	const struct isw_port_info *pi = isw_port_info(r->port);
-	char match[64];
+	char match[96];
 	match_str(&r->m, match, sizeof(match));
 	r->how = HOW_NONE;
 	if (r->queue < 0) {
@@ -224,7 +236,7 @@ static int cmd_steer_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	}
 	isw_json_arr_close(c->out);
 	isw_json_arr_open(c->out, "rules");
-	char match[64];
+	char match[96];
 	for (unsigned i = 0; i < st.nb_rules; i++) {
 		const struct rule *r = &st.rules[i];
 		match_str(&r->m, match, sizeof(match));

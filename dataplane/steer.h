@@ -16,8 +16,10 @@
 
 #define ISW_STEER_MAX 256 /* rules all pipelines together may ask for */
 
-/* Packets of one owner: IPv4 UDP with these ports (host order; 0 = any). */
+/* Packets of one owner: IPv4 UDP to ip_dst (network order) with these ports (host order); 0 is
+ * any. */
 struct isw_steer_match {
+	uint32_t ip_dst;
 	uint16_t udp_src;
 	uint16_t udp_dst;
 	uint16_t owner;    /* worker index */
@@ -32,7 +34,7 @@ struct isw_steering {
 };
 
 /* Adds a rule (a pipeline's steering() callback calls this). */
-void isw_steering_add(struct isw_steering *s, uint16_t pipeline, uint16_t udp_src,
+void isw_steering_add(struct isw_steering *s, uint16_t pipeline, uint32_t ip_dst, uint16_t udp_src,
                       uint16_t udp_dst, uint16_t owner, const char *what);
 
 /* The worker that polls rx queue q of port, or -1 when none does. */

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "dp.h"
 #include "pipeline.h"
+#include "steer.h"
 
 #define ASK_ROWS_POOL "ask.rows"
 #define ASK_RING_POOL "ask.ring"
@@ -145,6 +146,8 @@ static void ask_claims(struct isw_claims *cl)
 		isw_claims_ip(cl, c->ip);
 }
 
+static void ask_steering(struct isw_steering *st);
+
 static struct isw_pipeline ask = {
         .name = "ask",
         .help = "ASK key-value aggregation: seen/AggState rings, double-buffered AAs",
@@ -155,8 +158,44 @@ static struct isw_pipeline ask = {
         .process = ask_process,
         .process_strict = ask_process_strict,
         .claims = ask_claims,
+        .steering = ask_steering,
 };
 ISW_PIPELINE_REGISTER(ask)
+
+/* The lcore that owns task index ti (ask_dp.c claims the shard ti). */
+static uint16_t task_owner(unsigned ti)
+{
+	return isw_dp.shard_owner[ti % ISW_SHARD_SLOTS];
+}
+
+/*
+ * DATA is addressed to the task's receiver, so "IPv4 UDP to the receiver's address and the ASK
+ * port" brings a task's DATA to its owner, where the receiver has no task another lcore owns
+ * (such tasks, and SWAP and FETCH, which go to the ASK address, are handed off). One rule per
+ * receiver address.
+ */
+static void ask_steering(struct isw_steering *st)
+{
+	const struct ask_conf *c = ask_conf_cur;
+	char what[40];
+	for (unsigned ti = 1; c != NULL && ti <= ASK_TASKS_MAX; ti++) {
+		const struct ask_task *t = &c->tasks[ti];
+		if (!t->valid)
+			continue;
+		bool first = true, one_owner = true;
+		for (unsigned o = 1; o <= ASK_TASKS_MAX; o++) {
+			const struct ask_task *u = &c->tasks[o];
+			if (o == ti || !u->valid || u->ip != t->ip)
+				continue;
+			first &= o > ti;
+			one_owner &= task_owner(o) == task_owner(ti);
+		}
+		if (!first || !one_owner)
+			continue;
+		snprintf(what, sizeof(what), "task %u's DATA", t->id);
+		isw_steering_add(st, ask.id, t->ip, 0, c->udp_port, task_owner(ti), what);
+	}
+}
 
 /* ---- Commands ---- */
 

@@ -230,8 +230,8 @@ static void sa_steering(struct isw_steering *st)
 		const struct sa_session *s = &c->sess[c->ids[i]];
 		for (unsigned t = 0; t < s->threads; t++) {
 			snprintf(what, sizeof(what), "session %u thread %u", s->id, t);
-			isw_steering_add(st, syncagtr.id, (uint16_t)(s->worker_port + t), SA_UDP_PORT,
-			                 s->owner[t], what);
+			isw_steering_add(st, syncagtr.id, s->ip, (uint16_t)(s->worker_port + t),
+			                 SA_UDP_PORT, s->owner[t], what);
 		}
 	}
 }
@@ -298,8 +298,11 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id, n, slots = SA_SLOTS_DEFAULT, threads = 0, wport = SA_WORKER_PORT;
 	rte_be32_t ip;
-	struct isw_kv kv[] = {{"ip", NULL},      {"workers", NULL},     {"slots", NULL},
-	                      {"threads", NULL}, {"worker-port", NULL}};
+	struct isw_kv kv[] = {{"ip", NULL},
+	                      {"workers", NULL},
+	                      {"slots", NULL},
+	                      {"threads", NULL},
+	                      {"worker-port", NULL}};
 	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 5, 11) < 0 ||
 	    arg_session(c, argv[0], false, &id) < 0 ||
 	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
@@ -327,8 +330,8 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	struct sa_session *s = &master.sess[id];
 	if (s->valid) {
 		/* The same request again is not an error (workers may register themselves). */
-		if (s->ip == ip && s->nworkers == n && s->nslots == slots && s->threads == threads &&
-		    (threads == 0 || s->worker_port == wport)) {
+		if (s->ip == ip && s->nworkers == n && s->nslots == slots &&
+		    s->threads == threads && (threads == 0 || s->worker_port == wport)) {
 			isw_json_bool(c->out, "exists", true);
 			return 0;
 		}

@@ -68,8 +68,8 @@ echo "a: threads 2: handed off $(handed a) of 4096; rules: $(jq -c '[.rules[] |
 	{port, packets, match, worker, by}]' "$tmp/a.steer")"
 [ "$(handed a)" = 0 ] || fail "a: $(handed a) SyncAgtr packets handed off"
 jq -e '[.rules[] | select(.port == 0)] | length == 2 and
-	(.[0] | .match == "udp4 src-port 4000 dst-port 48864" and .worker == 0) and
-	(.[1] | .match == "udp4 src-port 4001 dst-port 48864" and .worker == 1)' "$tmp/a.steer" \
+	(.[0] | .match == "udp4 dst-ip 10.0.0.254 src-port 4000 dst-port 48864" and .worker == 0) and
+	(.[1] | .match == "udp4 dst-ip 10.0.0.254 src-port 4001 dst-port 48864" and .worker == 1)' "$tmp/a.steer" \
 	>/dev/null || fail "a: steer show does not list thread t's port on worker t"
 jq -e '.pipelines[] | select(.pipeline == "syncagtr") | .handed_off_pct == 0' "$tmp/a.steer" \
 	>/dev/null || fail "a: steer show's hand-off share"

@@ -8,6 +8,7 @@
  * Runs EAL without hugepages or devices; results are read from the worker's transmit buffers
  * and the register arrays.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #include "isw_test.h"
 #include "unit_switch.h"
 #include "pipeline.h"
+#include "steer.h"
 #include "worker.h"
 
 #define NPORTS 4
@@ -300,6 +302,33 @@ static void test_one_armed_source_mac(void **state)
 	assert_int_equal(feed(&f, 0), ISW_PKT_TAKEN);
 	assert_memory_equal(tx_frame(RX, 1), rmac, 6);
 	assert_memory_equal(tx_frame(RX, 1) + 6, sender, 6);
+}
+
+/* Steering: one rule per receiver address, IPv4 UDP to it and the ASK port, to the task's owner. */
+static void test_steering(void **state)
+{
+	(void)state;
+	run("ask task add 4 receiver 02:00:00:00:00:09,10.0.0.9,7001,3 channels 1 window 4 slots 4 "
+	    "key-bytes 8 op add aa-size 16",
+	    1);
+	static struct isw_steering s;
+	memset(&s, 0, sizeof(s));
+	isw_pipeline_steering(&s);
+	uint16_t id = isw_pipeline_find("ask")->id;
+	static const char *const rcv[] = {"10.0.0.9", "10.0.0.10", "10.0.0.11"};
+	unsigned n = 0;
+	for (unsigned i = 0; i < s.n; i++) {
+		if (s.m[i].pipeline != id)
+			continue;
+		uint32_t a;
+		assert_int_equal(inet_pton(AF_INET, rcv[n], &a), 1);
+		assert_int_equal(s.m[i].ip_dst, a); /* tasks 1, 2, 3; task 4 shares task 1's */
+		assert_int_equal(s.m[i].udp_dst, ASK_UDP_PORT);
+		assert_int_equal(s.m[i].udp_src, 0);
+		assert_int_equal(s.m[i].owner, 0);
+		n++;
+	}
+	assert_int_equal(n, 3);
 }
 
 /*
@@ -1340,6 +1369,7 @@ int main(void)
 	        T(test_claim_combine_collision),
 	        T(test_incarnation),
 	        T(test_one_armed_source_mac),
+	        T(test_steering),
 	        T(test_aggregate_alone),
 	        T(test_repeat_never_aggregates),
 	        T(test_ring_wrap_and_window),
