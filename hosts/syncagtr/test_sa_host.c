@@ -15,6 +15,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -612,12 +614,24 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
+/* What went wrong with j, in why (empty if nothing): checked after the cleanup, so a failed
+ * test does not leave its sockets bound for the tests after it. */
+static void job_outcome(const struct job *j, char *why, size_t len)
+{
+	if (why[0] != '\0')
+		return;
+	if (j->rc < 0)
+		snprintf(why, len, "rank %u: %s", j->c.rank, sa_worker_error(j->w));
+	else if (j->bad_job)
+		snprintf(why, len, "rank %u job %d: wrong result", j->c.rank, j->bad_job);
+}
+
 static void job_check(const struct job *j)
 {
-	if (j->rc < 0)
-		fail_msg("rank %u: %s", j->c.rank, sa_worker_error(j->w));
-	if (j->bad_job)
-		fail_msg("rank %u job %d: wrong result", j->c.rank, j->bad_job);
+	char why[512] = "";
+	job_outcome(j, why, sizeof(why));
+	if (why[0] != '\0')
+		fail_msg("%s", why);
 }
 
 /* workers ranks in one process, repeat jobs each, against the model with loss. */
@@ -632,18 +646,22 @@ static void run_model(enum sa_dtype type, unsigned workers, unsigned elems, size
 		job_init(&j[r], m, r, type, count, repeat, 1);
 	for (unsigned r = 0; r < workers; r++)
 		assert_int_equal(pthread_create(&jt[r], NULL, job_main, &j[r]), 0);
+	char why[512] = "";
 	for (unsigned r = 0; r < workers; r++) {
 		pthread_join(jt[r], NULL);
-		job_check(&j[r]);
+		job_outcome(&j[r], why, sizeof(why));
 	}
 	/* Big enough runs must have seen the faults (small ones may be lucky). */
-	if (drop && count >= 10000)
-		assert_true(j[0].st.retransmits > 0);
-	if (dup && count >= 10000)
-		assert_true(j[0].st.duplicates > 0);
+	bool retx = j[0].st.retransmits > 0, dups = j[0].st.duplicates > 0;
 	for (unsigned r = 0; r < workers; r++)
 		job_fini(&j[r]);
 	model_stop(m, mt);
+	if (why[0] != '\0')
+		fail_msg("%s", why);
+	if (drop && count >= 10000)
+		assert_true(retx);
+	if (dup && count >= 10000)
+		assert_true(dups);
 }
 
 static void test_engine_int32(void **state)
@@ -783,7 +801,7 @@ static void test_engine_late_copies(void **state)
 	job_guard_ms = 20;
 	run_model(SA_INT32, 3, 64, 60000, 3, 1, 0, 3);
 	run_model(SA_FLOAT32, 2, 256, 40000, 2, 1, 1, 3);
-	job_guard_ms = 3;
+	job_guard_ms = 3; /* not reached after a failure: knobs_reset() sets it for the next test */
 }
 
 /*
@@ -841,26 +859,35 @@ static void test_engine_checksums(void **state)
 	model_stop(m, mt);
 }
 
+/* Every test starts with the engine knobs' defaults, even after one that failed midway. */
+static int knobs_reset(void **state)
+{
+	(void)state;
+	job_give_up_s = 10;
+	job_guard_ms = 3;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_exponent),
-	        cmocka_unit_test(test_quantise),
-	        cmocka_unit_test(test_slot_map_window),
-	        cmocka_unit_test(test_slot_map_jobs),
-	        cmocka_unit_test(test_slice),
-	        cmocka_unit_test(test_pkt_build),
-	        cmocka_unit_test(test_float_roundtrip),
-	        cmocka_unit_test(test_gen_deterministic),
-	        cmocka_unit_test(test_verify),
-	        cmocka_unit_test(test_config),
-	        cmocka_unit_test(test_engine_int32),
-	        cmocka_unit_test(test_engine_float32_lossy),
-	        cmocka_unit_test(test_engine_small_jobs),
-	        cmocka_unit_test(test_engine_late_copies),
-	        cmocka_unit_test(test_barrier_pattern),
-	        cmocka_unit_test(test_engine_barrier_stale),
-	        cmocka_unit_test(test_engine_checksums),
+	        cmocka_unit_test_setup(test_exponent, knobs_reset),
+	        cmocka_unit_test_setup(test_quantise, knobs_reset),
+	        cmocka_unit_test_setup(test_slot_map_window, knobs_reset),
+	        cmocka_unit_test_setup(test_slot_map_jobs, knobs_reset),
+	        cmocka_unit_test_setup(test_slice, knobs_reset),
+	        cmocka_unit_test_setup(test_pkt_build, knobs_reset),
+	        cmocka_unit_test_setup(test_float_roundtrip, knobs_reset),
+	        cmocka_unit_test_setup(test_gen_deterministic, knobs_reset),
+	        cmocka_unit_test_setup(test_verify, knobs_reset),
+	        cmocka_unit_test_setup(test_config, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_int32, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_float32_lossy, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_small_jobs, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_late_copies, knobs_reset),
+	        cmocka_unit_test_setup(test_barrier_pattern, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_barrier_stale, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_checksums, knobs_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
