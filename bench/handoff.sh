@@ -25,6 +25,14 @@
 #   2w-sa-threads  the same inputs, the session created with "threads 2": the switch owns slots by
 #                  the threads' ranges (range t on worker t), as it does to follow such steering
 #                  (docs/deploy.md, Steering); checked: no hand-off
+# and ASK (the bench's DATA, 258-byte frames of 16 slots of 8-byte Zipf keys, through
+# bench/inswitch-bench with its askstamp pipeline, as bench/run.sh's ask case) with two tasks:
+# task 1 on channel 0 and task 2 on channel 1, one capture each; task 1 is owned by worker 1,
+# task 2 by worker 0 (a task's owner is its index mod workers):
+#   1w-ask          one worker, task 1 on port 0, task 2 on port 1
+#   2w-ask-steered  two workers, each port carrying the task its worker owns (as one rule per
+#                   receiver address steers it); checked: no hand-off
+#   2w-ask          two workers, each port carrying the other's task: every frame handed off
 # For each: Mpps out of port 2, a worker's ns per frame (workers / rate), the share of frames
 # handed off, and the workers' time shares (stats show). The hand-off's own cost, in a worker's
 # ns per frame handed off, is what 2w-fc adds over 2w-l2 beyond what flowcount adds on one
@@ -48,7 +56,9 @@ done
 if [ "$(id -u)" -ne 0 ]; then
 	exec sudo "$0" --runs "$RUNS" --seconds "$SECONDS_" --build "$BUILD"
 fi
-[ -x "$BUILD/inswitch" ] || { echo "handoff: no $BUILD/inswitch (scripts/build.sh first)" >&2; exit 1; }
+for b in inswitch bench/inswitch-bench; do
+	[ -x "$BUILD/$b" ] || { echo "handoff: no $BUILD/$b (scripts/build.sh first)" >&2; exit 1; }
+done
 [ "$(nproc)" -ge 2 ] || { echo "handoff: needs two CPUs" >&2; exit 1; }
 
 TMP=$(mktemp -d -t inswitch-handoff.XXXXXX) # in $TMPDIR, /tmp by default
@@ -98,13 +108,33 @@ sed 's/^\(syncagtr session add .*\)$/\1 threads 2/' "$TMP/sa.cfg" >"$TMP/sa-thre
 grep -q ' threads 2$' "$TMP/sa-threads.cfg" || { echo "handoff: no session in sa.cfg" >&2; exit 1; }
 python3 "$ROOT/pcaps/split_slots.py" "$TMP/sa.pcap" "$TMP/sa" 256
 
+# The ASK inputs: the bench capture as task 1, channel 0, and a copy as task 2, channel 1 (the
+# ASK header's task and channel, bytes 44-47 of a frame); the receiver behind the sink, port 2.
+"$BUILD/pcaps/pcapgen" ask-bench "$TMP/ask1.pcap" --dst 02:00:00:00:00:02 \
+	--config "$TMP/ask1.cfg" >/dev/null
+python3 - "$TMP/ask1.pcap" "$TMP/ask2.pcap" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+off = 24
+while off < len(data):
+    incl = struct.unpack_from('<I', data, off + 8)[0]
+    struct.pack_into('>HH', data, off + 16 + 44, 2, 1)
+    off += 16 + incl
+open(sys.argv[2], 'wb').write(data)
+PY
+{
+	sed 's/,1 channels 1 /,2 channels 1 /' "$TMP/ask1.cfg"
+	sed 's/^ask task add 1 \(.*\),1 channels 1 /ask task add 2 \1,2 channels 2 /' "$TMP/ask1.cfg"
+} >"$TMP/ask.cfg"
+[ "$(grep -c ',2 channels' "$TMP/ask.cfg")" = 2 ] || { echo "handoff: ASK config" >&2; exit 1; }
+
 # measure CASE LCORES IN0 IN1 CONFIG PIPELINE-OPTS...: one fresh daemon, IN0 and IN1 the captures
 # of ports 0 and 1, CONFIG its start-up commands; appends a JSON line to the results.
 measure() {
 	local c=$1 lcores=$2 in0=$3 in1=$4 cfg=$5 sock=$TMP/ctl.sock stats _
 	shift 5
 	rm -f "$sock"
-	"$BUILD/inswitch" --no-huge -m 1024 --no-pci -l "$lcores" --no-shconf \
+	"$BUILD/${BIN:-inswitch}" --no-huge -m 1024 --no-pci -l "$lcores" --no-shconf \
 		--file-prefix "handoff-$$" --log-level='*:warning' \
 		--vdev "net_pcap0,rx_pcap=$in0,infinite_rx=1" \
 		--vdev "net_pcap1,rx_pcap=$in1,infinite_rx=1" --vdev net_null0,no-rx=1 \
@@ -155,6 +185,13 @@ for run in $(seq "$RUNS"); do
 	measure 2w-sa-threads 0,1 "$TMP/sa-lo.pcap" "$TMP/sa-hi.pcap" "$TMP/sa-threads.cfg" \
 		--pipeline syncagtr
 	none_handed 2w-sa-threads
+	BIN=bench/inswitch-bench measure 1w-ask 1 "$TMP/ask1.pcap" "$TMP/ask2.pcap" "$TMP/ask.cfg" \
+		--pipeline askstamp --pipeline ask
+	BIN=bench/inswitch-bench measure 2w-ask-steered 0,1 "$TMP/ask2.pcap" "$TMP/ask1.pcap" \
+		"$TMP/ask.cfg" --pipeline askstamp --pipeline ask
+	none_handed 2w-ask-steered
+	BIN=bench/inswitch-bench measure 2w-ask 0,1 "$TMP/ask1.pcap" "$TMP/ask2.pcap" "$TMP/ask.cfg" \
+		--pipeline askstamp --pipeline ask
 	log "run $run of $RUNS done"
 done
 
@@ -179,6 +216,8 @@ jq -rs '
 	  + " split by slot range \(($m["2w-sa-range"].mpps / $m["1w-sa"].mpps) | r2)x (handed off"
 	  + " \($m["2w-sa-range"].handed | r2)): \($sah | r2) ns a frame handed off;"
 	  + " by slot range with the session'"'"'s threads \(($m["2w-sa-threads"].mpps / $m["1w-sa"].mpps) | r2)x",
+	  "ask (two tasks): two workers steered \(($m["2w-ask-steered"].mpps / $m["1w-ask"].mpps) | r2)x one,"
+	  + " unsteered (every frame handed off) \(($m["2w-ask"].mpps / $m["1w-ask"].mpps) | r2)x",
 	  "flowcount on one worker: +\((ns("1w-fc") - ns("1w-l2")) | r2) ns a frame",
 	  "a hand-off: \(((ns("2w-fc") - ns("2w-fc-steered")) / $m["2w-fc"].handed) | r2)"
 	  + " ns of a worker per frame handed off (2w-fc over 2w-fc-steered; share \($m["2w-fc"].handed | r2))",

@@ -233,10 +233,11 @@ static int exec_ctx(const char *line, size_t len, struct isw_json *out, struct i
 	rc = dispatch(&c, rc, argv);
 	if (rc > 0)
 		rc = 0;
-	if (rc == 0 && isw_json_failed(out))
-		rc = isw_cmd_err(&c, ENOMEM, "reply too large");
+	/* Before the reply's own check: a command whose reply is too large has still run. */
 	for (unsigned i = 0; rc == 0 && i < nb_hooks; i++)
 		hooks[i]();
+	if (rc == 0 && isw_json_failed(out))
+		rc = isw_cmd_err(&c, ENOMEM, "reply too large");
 
 reply:
 	if (rc < 0) {

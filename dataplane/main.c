@@ -414,8 +414,10 @@ int main(int argc, char **argv)
 	}
 	isw_xdp_refresh();
 	isw_steer_refresh();
-	if (isw_cmd_on_success(isw_steer_refresh) < 0)
+	if (isw_cmd_on_success(isw_steer_refresh) < 0) {
+		fprintf(stderr, "inswitch: no room for the steering hook (ISW_CMD_HOOKS_MAX)\n");
 		goto out_pipelines;
+	}
 	if (isw_server_start(o.ctl, 0600) < 0)
 		goto out_pipelines;
 	if (isw_telemetry_init() < 0)

@@ -47,7 +47,7 @@ struct isw_claims {
 	unsigned nb_ips;
 	uint16_t ethertype[ISW_CLAIMS_MAX_ETHERTYPES]; /* host order */
 	unsigned nb_ethertypes;
-	bool overflow; /* more than fit: the caller refuses to run shared */
+	bool overflow; /* more than fit: the rest stays with the kernel (reported on stderr) */
 };
 
 /* Adds an address or EtherType to c once (a duplicate is ignored). */

@@ -178,15 +178,15 @@ void isw_steer_refresh(void)
 	if (st.valid && memcmp(&want, &st.want, sizeof(want)) == 0)
 		return;
 	rules_clear();
-	st.want = want;
-	st.valid = true;
-	if (want.n == 0)
-		return;
-	st.rules = calloc((size_t)want.n * isw_dp.nb_ports, sizeof(*st.rules));
-	if (st.rules == NULL) {
+	st.valid = false;
+	if (want.n != 0 &&
+	    (st.rules = calloc((size_t)want.n * isw_dp.nb_ports, sizeof(*st.rules))) == NULL) {
+		/* Not marked applied: the next command tries again. */
 		fprintf(stderr, "inswitch: steering: out of memory\n");
 		return;
 	}
+	st.want = want;
+	st.valid = true;
 	for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
 		for (unsigned i = 0; i < want.n; i++) {
 			struct rule *r = &st.rules[st.nb_rules++];
@@ -231,7 +231,7 @@ static int cmd_steer_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		             ps->pkts ? 100.0 * (double)ps->handoffs / (double)ps->pkts : 0);
 		isw_json_str_kv(c->out, "steered_by",
 		                p->steering != NULL ? "its owner map (rules below)"
-		                                    : "nothing yet");
+		                                    : "nothing: handed to the owner");
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);

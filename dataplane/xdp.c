@@ -23,6 +23,11 @@
 #include "xdp.h"
 #include "xdp_prog.h"
 
+_Static_assert(ISW_CLAIMS_MAX_IPS == ISW_XDP_MAX_ADDRS,
+               "claims must fit the program's address map");
+_Static_assert(ISW_CLAIMS_MAX_ETHERTYPES == ISW_XDP_MAX_ETHERTYPES,
+               "claims must fit the program's EtherType list");
+
 /* The program's object file, embedded at build time (embed.py). */
 extern const unsigned char isw_xdp_obj[];
 extern const size_t isw_xdp_obj_len;
@@ -141,9 +146,10 @@ static int iface_clear(const char *iface, char *err, size_t errlen)
 		return 0;
 	int fd = bpf_prog_get_fd_by_id(q.prog_id);
 	if (fd < 0) {
+		int e = errno;
 		snprintf(err, errlen, "%s: cannot inspect its XDP program (id %u): %s", iface,
-		         q.prog_id, strerror(errno));
-		return -errno;
+		         q.prog_id, strerror(e));
+		return -e;
 	}
 	struct bpf_prog_info pi = {0};
 	uint32_t len = sizeof(pi);
@@ -182,10 +188,11 @@ static int iface_clear(const char *iface, char *err, size_t errlen)
 	                : q.attach_mode == XDP_ATTACHED_DRV ? XDP_FLAGS_DRV_MODE
 	                                                    : 0;
 	if (bpf_xdp_detach(ifindex, mode, NULL) < 0) {
+		int e = errno;
 		snprintf(err, errlen,
 		         "%s: removing the XDP program (id %u) an earlier inswitch left: %s", iface,
-		         q.prog_id, strerror(errno));
-		return -errno;
+		         q.prog_id, strerror(e));
+		return -e;
 	}
 	printf("inswitch: %s: removed the XDP program (id %u) an earlier inswitch (pid %u) left "
 	       "behind\n",
@@ -198,11 +205,22 @@ static int prog_file(char *path, size_t len, char *err, size_t errlen)
 {
 	if (xdp.memfd < 0) {
 		int fd = memfd_create("isw_xdp.bpf.o", MFD_CLOEXEC);
-		if (fd < 0 || write(fd, isw_xdp_obj, isw_xdp_obj_len) != (ssize_t)isw_xdp_obj_len) {
-			snprintf(err, errlen, "XDP program: memfd: %s", strerror(errno));
-			if (fd >= 0)
+		if (fd < 0) {
+			int e = errno;
+			snprintf(err, errlen, "XDP program: memfd: %s", strerror(e));
+			return -e;
+		}
+		for (size_t done = 0; done < isw_xdp_obj_len;) {
+			ssize_t n = write(fd, isw_xdp_obj + done, isw_xdp_obj_len - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				int e = n < 0 ? errno : EIO;
+				snprintf(err, errlen, "XDP program: memfd: %s", strerror(e));
 				close(fd);
-			return -EIO;
+				return -e;
+			}
+			done += (size_t)n;
 		}
 		xdp.memfd = fd;
 	}
@@ -247,9 +265,16 @@ static int vdev_arg(const char *s, const char **out, char *err, size_t errlen)
 	d->conf_fd = d->addrs_fd = d->counts_fd = -1;
 	snprintf(d->vdev, sizeof(d->vdev), "%.*s", (int)strcspn(s, ","), s);
 	devarg(s, "iface", d->iface, sizeof(d->iface));
-	char sq[16];
-	if (devarg(s, "start_queue", sq, sizeof(sq)))
-		d->start_queue = (unsigned)strtoul(sq, NULL, 10);
+	char sq[16], *end;
+	if (devarg(s, "start_queue", sq, sizeof(sq))) {
+		unsigned long v = strtoul(sq, &end, 10);
+		if (sq[0] < '0' || sq[0] > '9' || *end != '\0' || v >= ISW_XDP_MAX_QUEUES) {
+			snprintf(err, errlen, "%s: start_queue=%s: not a queue number below %u",
+			         d->vdev, sq, ISW_XDP_MAX_QUEUES);
+			return -EINVAL;
+		}
+		d->start_queue = (unsigned)v;
+	}
 	xdp.nb_devs++;
 	if (devarg(s, "xdp_prog", NULL, 0))
 		return 0; /* the user's own program: left alone */
@@ -347,8 +372,9 @@ static int dev_open(struct xdp_dev *d, char *err, size_t errlen)
 	}
 	int fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: XDP program %u: %s", d->iface, id, strerror(errno));
-		return -errno;
+		int e = errno;
+		snprintf(err, errlen, "%s: XDP program %u: %s", d->iface, id, strerror(e));
+		return -e;
 	}
 	d->prog_id = id;
 	d->conf_fd = prog_map_fd(fd, "isw_conf");
@@ -437,7 +463,11 @@ int isw_xdp_ports_init(const char *const *shared, unsigned nb_shared, char *err,
 	}
 	xdp.refreshed = false;
 	isw_xdp_refresh();
-	return isw_cmd_on_success(isw_xdp_refresh);
+	if (isw_cmd_on_success(isw_xdp_refresh) < 0) {
+		snprintf(err, errlen, "no room for the XDP refresh hook (ISW_CMD_HOOKS_MAX)");
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 void isw_xdp_refresh(void)
@@ -456,6 +486,7 @@ void isw_xdp_refresh(void)
 		        "inswitch: the pipelines claim more than %u addresses or %u EtherTypes "
 		        "on shared ports: the rest go to the kernel\n",
 		        ISW_CLAIMS_MAX_IPS, ISW_CLAIMS_MAX_ETHERTYPES);
+	bool all = true;
 	for (unsigned i = 0; i < xdp.nb_devs; i++) {
 		struct xdp_dev *d = &xdp.dev[i];
 		if (!d->up || !d->ours || !d->shared)
@@ -463,12 +494,15 @@ void isw_xdp_refresh(void)
 		int rc = dev_addrs_write(d, &cl);
 		if (rc == 0)
 			rc = dev_conf_write(d, &cl);
-		if (rc < 0)
+		if (rc < 0) {
+			all = false;
 			fprintf(stderr, "inswitch: %s: updating the XDP program: %s\n", d->iface,
 			        strerror(-rc));
+		}
 	}
+	/* What failed is tried again after the next command. */
 	xdp.applied = cl;
-	xdp.refreshed = true;
+	xdp.refreshed = all;
 }
 
 const char *isw_xdp_iface(uint16_t port, unsigned *start_queue)

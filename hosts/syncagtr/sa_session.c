@@ -165,6 +165,14 @@ static int session_fits(const struct sa_config *cfg, const char *path, unsigned 
 		        session, slots, sa_config_slots(cfg));
 		return -ENOSPC;
 	}
+	/* Results stay exact with other threads (or none); only the steering rules would no longer
+	 * follow this worker's threads, so the switch hands more packets between its lcores. */
+	long threads = host_ctl_number(reply, "threads");
+	if (log && threads != (long)cfg->threads)
+		fprintf(log,
+		        "ctl: session %u is split among %ld threads, this worker has %u: steering "
+		        "by source port will not match its owners (docs/deploy.md, Steering)\n",
+		        session, threads, cfg->threads);
 	if (log)
 		fprintf(log, "ctl: session %u exists with %ld slots: using it\n", session, slots);
 	return 0;

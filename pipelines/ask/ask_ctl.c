@@ -169,10 +169,10 @@ static uint16_t task_owner(unsigned ti)
 }
 
 /*
- * DATA is addressed to the task's receiver, so "IPv4 UDP to the receiver's address and the ASK
- * port" brings a task's DATA to its owner, where the receiver has no task another lcore owns
- * (such tasks, and SWAP and FETCH, which go to the ASK address, are handed off). One rule per
- * receiver address.
+ * Senders address DATA to the task's receiver, so "IPv4 UDP to the receiver's address and the
+ * ASK port" brings a task's DATA to its owner, where the receiver has no task another lcore owns.
+ * Such tasks, SWAP and FETCH (to the ASK address) and one-armed DATA (senders then address the
+ * ASK address, ask-wordcount --data-to) are handed off. One rule per receiver address.
  */
 static void ask_steering(struct isw_steering *st)
 {
