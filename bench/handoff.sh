@@ -33,6 +33,18 @@
 #   2w-ask-steered  two workers, each port carrying the task its worker owns (as one rule per
 #                   receiver address steers it); checked: no hand-off
 #   2w-ask          two workers, each port carrying the other's task: every frame handed off
+# and ATP (the bench's traffic: 8 workers of app 1, aggregators 0..455, each aggregator's 8
+# frames followed by its PS ACK; rates are of the input, as bench/run.sh's atp case) split by
+# aggregator parity (an aggregator's owner is its index mod workers); the app's PS is port 0 for
+# PSIndex 0 and port 1 for PSIndex 1, and port 1's capture carries PSIndex 1, so every ACK comes
+# in on its PS port:
+#   1w-atp          one worker, even aggregators on port 0, odd on port 1
+#   2w-atp-steered  two workers, the same: each port carries its worker's aggregators; checked:
+#                   no hand-off
+#   2w-atp          two workers, odd aggregators on port 0, even on port 1: every frame handed
+#                   off (ATP cannot be steered: docs/deploy.md, Steering)
+#   (ATP's outputs leave by ports 0 and 1, which have one tx queue each: worker 1 hands what it
+#   sends there to worker 0 in both two-worker cases; "handed off" counts the pipelines' own)
 # For each: Mpps out of port 2, a worker's ns per frame (workers / rate), the share of frames
 # handed off, and the workers' time shares (stats show). The hand-off's own cost, in a worker's
 # ns per frame handed off, is what 2w-fc adds over 2w-l2 beyond what flowcount adds on one
@@ -106,7 +118,13 @@ echo "l2 add 02:00:00:00:00:02 2" >"$TMP/cfg"
 sed -i 's/ port 1$/ port 2/' "$TMP/sa.cfg"
 sed 's/^\(syncagtr session add .*\)$/\1 threads 2/' "$TMP/sa.cfg" >"$TMP/sa-threads.cfg"
 grep -q ' threads 2$' "$TMP/sa-threads.cfg" || { echo "handoff: no session in sa.cfg" >&2; exit 1; }
-python3 "$ROOT/pcaps/split_slots.py" "$TMP/sa.pcap" "$TMP/sa" 256
+python3 "$ROOT/pcaps/split_frames.py" "$TMP/sa.pcap" "$TMP/sa" 48 0x7fff 128
+
+# The ATP inputs (the aggregator: bytes 44-45; PSIndex 1: flag byte 39, 0x20).
+"$BUILD/pcaps/pcapgen" atp-bench "$TMP/atp.pcap" --workers 8 --agtrs 456 --config /dev/null \
+	>/dev/null
+echo "atp app add 1 workers 8 ports 0,1 ps 0 ps1 1" >"$TMP/atp.cfg"
+python3 "$ROOT/pcaps/split_frames.py" "$TMP/atp.pcap" "$TMP/atp" 44 0xffff 228 --or-byte 39 0x20
 
 # The ASK inputs: the bench capture as task 1, channel 0, and a copy as task 2, channel 1 (the
 # ASK header's task and channel, bytes 44-47 of a frame); the receiver behind the sink, port 2.
@@ -152,9 +170,11 @@ measure() {
 	"$BUILD/inswitch-ctl" -s "$sock" shutdown >/dev/null
 	wait "$PID" || true
 	PID=""
-	jq -c --arg c "$c" '.elapsed_s as $t | (.workers | length) as $n |
-		{case: $c, workers: $n, mpps: (.ports[2].tx_pkts / $t / 1e6),
-		 handed: (([.workers[].handoff_out] | add) / ([.ports[0, 1].rx_pkts] | add)),
+	jq -c --arg c "$c" --argjson in "$([ "${RATE:-out}" = in ] && echo true || echo false)" '.elapsed_s as $t | (.workers | length) as $n |
+		{case: $c, workers: $n,
+		 mpps: ((if $in then .ports[0].rx_pkts + .ports[1].rx_pkts else .ports[2].tx_pkts end)
+		        / $t / 1e6),
+		 handed: (([.pipelines[].handed_off] | add) / ([.ports[0, 1].rx_pkts] | add)),
 		 drops: ([.drops[].count] | add // 0),
 		 shares: [.workers[] | {rx_pct, pipeline_pct, tx_pct, idle_pct, cpu_pct, waited_pct,
 		                        backpressure}]}' \
@@ -192,6 +212,13 @@ for run in $(seq "$RUNS"); do
 	none_handed 2w-ask-steered
 	BIN=bench/inswitch-bench measure 2w-ask 0,1 "$TMP/ask1.pcap" "$TMP/ask2.pcap" "$TMP/ask.cfg" \
 		--pipeline askstamp --pipeline ask
+	RATE=in measure 1w-atp 1 "$TMP/atp-even.pcap" "$TMP/atp-odd-x.pcap" "$TMP/atp.cfg" \
+		--pipeline atp
+	RATE=in measure 2w-atp-steered 0,1 "$TMP/atp-even.pcap" "$TMP/atp-odd-x.pcap" \
+		"$TMP/atp.cfg" --pipeline atp
+	none_handed 2w-atp-steered
+	RATE=in measure 2w-atp 0,1 "$TMP/atp-odd.pcap" "$TMP/atp-even-x.pcap" "$TMP/atp.cfg" \
+		--pipeline atp
 	log "run $run of $RUNS done"
 done
 
@@ -216,6 +243,8 @@ jq -rs '
 	  + " split by slot range \(($m["2w-sa-range"].mpps / $m["1w-sa"].mpps) | r2)x (handed off"
 	  + " \($m["2w-sa-range"].handed | r2)): \($sah | r2) ns a frame handed off;"
 	  + " by slot range with the session'"'"'s threads \(($m["2w-sa-threads"].mpps / $m["1w-sa"].mpps) | r2)x",
+	  "atp (input rate): two workers on their own aggregators \(($m["2w-atp-steered"].mpps / $m["1w-atp"].mpps) | r2)x one,"
+	  + " on the other'"'"'s (every frame handed off) \(($m["2w-atp"].mpps / $m["1w-atp"].mpps) | r2)x",
 	  "ask (two tasks): two workers steered \(($m["2w-ask-steered"].mpps / $m["1w-ask"].mpps) | r2)x one,"
 	  + " unsteered (every frame handed off) \(($m["2w-ask"].mpps / $m["1w-ask"].mpps) | r2)x",
 	  "flowcount on one worker: +\((ns("1w-fc") - ns("1w-l2")) | r2) ns a frame",

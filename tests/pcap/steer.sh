@@ -19,7 +19,7 @@ empty_pcap "$tmp/empty.pcap"
 "$pcapgen" syncagtr-bench "$tmp/sa.pcap" --workers 8 --slots 256 --elems 64 \
 	--config "$tmp/sa.cfg" >/dev/null
 sed -i 's/ port 1$/ port 2/' "$tmp/sa.cfg"
-python3 "$(dirname "$0")/../../pcaps/split_slots.py" "$tmp/sa.pcap" "$tmp/sa" 256
+python3 "$(dirname "$0")/../../pcaps/split_frames.py" "$tmp/sa.pcap" "$tmp/sa" 48 0x7fff 128
 
 # run NAME CONFIG: the daemon on the split inputs until every replica left by port 2; prints
 # stats show --json to $tmp/NAME.stats and steer show --json to $tmp/NAME.steer.
