@@ -8,6 +8,9 @@
 #       steer show lists thread t's rule (UDP source port 4000 + t to 48864) on worker t
 #   (b) the same session without threads (slots owned round-robin): about half handed off,
 #       the same results: hand-off stays the correct fallback
+#   (c) ASK: task 1's DATA (the bench's, to receiver 10.0.0.2) on the port of the worker its
+#       steering rule names: nothing handed off; a second task with the same receiver but
+#       another owner takes that receiver's rule away
 #   steer.sh INSWITCH INSWITCH-CTL PCAPGEN
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -93,4 +96,55 @@ a, b = frames(sys.argv[1]), frames(sys.argv[2])
 sys.exit(0 if len(a) == 4096 and a == b else 1)
 PY
 echo "b: the same 4096 result frames as (a)"
+
+# (c) The rule's worker is the task's owner: the DATA enters on that worker's port (port w:
+# worker w polls port w with one queue each) and none is handed off.
+"$pcapgen" ask-bench "$tmp/ask.pcap" --count 2048 --dst 02:00:00:00:00:02 \
+	--config "$tmp/ask.cfg" >/dev/null
+sed -i 's/,1 channels 1 /,2 channels 1 /' "$tmp/ask.cfg"
+# ask_run IN0 IN1 WANT: the daemon on those inputs until the task counted WANT DATA.
+ask_run() {
+	local want=$3 rx=-1
+	rm -f "$tmp/ctl.sock"
+	"$inswitch" --no-huge -m 512 --no-pci -l 0-1 --no-shconf --file-prefix "isw-steer-$$" \
+		--log-level='*:warning' --vdev "net_pcap0,rx_pcap=$1" --vdev "net_pcap1,rx_pcap=$2" \
+		--vdev "net_pcap2,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/ask.out.pcap" \
+		-- --ctl "$tmp/ctl.sock" --config "$tmp/ask.cfg" --pipeline ask >"$tmp/log" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		rx=$("$ctl" -s "$tmp/ctl.sock" --json ask task show 1 2>/dev/null |
+			jq '.counters[0].pkts' || echo -1)
+		[ "$rx" = "$want" ] && break
+		kill -0 "$pid" 2>/dev/null || fail "c: inswitch exited"
+		sleep 0.1
+	done
+	[ "$rx" = "$want" ] || fail "c: the ask task counted $rx of $want DATA"
+}
+ask_stop() {
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	pid=""
+}
+ask_run "$tmp/empty.pcap" "$tmp/empty.pcap" 0
+w=$("$ctl" -s "$tmp/ctl.sock" --json steer show | jq -r '[.rules[] |
+	select(.pipeline == "ask" and .match == "udp4 dst-ip 10.0.0.2 dst-port 42405")][0].worker')
+ask_stop
+[ "$w" = 0 ] || [ "$w" = 1 ] || fail "c: no ASK rule for receiver 10.0.0.2 ($w)"
+if [ "$w" = 0 ]; then
+	ask_run "$tmp/ask.pcap" "$tmp/empty.pcap" 2048
+else
+	ask_run "$tmp/empty.pcap" "$tmp/ask.pcap" 2048
+fi
+h=$("$ctl" -s "$tmp/ctl.sock" --json stats show | jq '.pipelines[] | select(.pipeline == "ask") |
+	.handed_off')
+echo "c: task 1's rule names worker $w; its DATA on port $w: $h of 2048 handed off"
+[ "$h" = 0 ] || fail "c: $h ASK packets handed off on the port of the rule's worker"
+# A second task for the same receiver, owned by the other worker: no rule for that receiver.
+"$ctl" -s "$tmp/ctl.sock" ask task add 2 receiver 02:00:00:00:00:02,10.0.0.2,42405,2 \
+	channels 1 window 64 slots 16 key-bytes 8 op add aa-size 64 >/dev/null
+n=$("$ctl" -s "$tmp/ctl.sock" --json steer show | jq '[.rules[] | select(.pipeline == "ask")] |
+	length')
+echo "c: with task 2 (another owner) for the same receiver: $n ASK rules"
+[ "$n" = 0 ] || fail "c: $n ASK rules for a receiver whose tasks two workers own"
+ask_stop
 echo PASS
