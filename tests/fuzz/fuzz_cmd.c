@@ -12,6 +12,8 @@
 #include "dp.h"
 #include "pipeline.h"
 #include "pre.h"
+#include "steer.h"
+#include "xdp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,6 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		isw_dp.nb_ports = 3;
 		if (isw_port_conf_init() < 0 || isw_mc_init(3) < 0 ||
 		    isw_pipeline_init(err, sizeof(err)) < 0)
+			abort();
+		/* As the daemon: what follows from the whole configuration after every command
+		 * (the steering rules from the pipelines' owner maps; no AF_XDP port here). */
+		if (isw_cmd_on_success(isw_steer_refresh) < 0 ||
+		    isw_cmd_on_success(isw_xdp_refresh) < 0)
 			abort();
 		isw_json_init(&out);
 		ready = 1;
