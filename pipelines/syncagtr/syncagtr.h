@@ -29,10 +29,10 @@ struct rte_mbuf;
 #define SA_WORKERS_MAX   32   /* ranks 0..31: one bit each in a 32-bit bitmap */
 #define SA_SLOTS         8192 /* slots in the switch, shared by all sessions (budget pool) */
 #define SA_SLOTS_DEFAULT 1024
-#define SA_THREADS_MAX   64   /* worker threads a session's slots may be split among */
-#define SA_WORKER_PORT   4000 /* SwitchML's default worker_port: thread t sends from it + t */
-#define SA_TABLE_SIZE    4096            /* admission hash table: at most half full */
-#define SA_PORT_AUTO     0xFFFFu         /* worker port learned from its packets */
+#define SA_THREADS_MAX   64      /* worker threads a session's slots may be split among */
+#define SA_WORKER_PORT   4000    /* SwitchML's default worker_port: thread t sends from it + t */
+#define SA_TABLE_SIZE    4096    /* admission hash table: at most half full */
+#define SA_PORT_AUTO     0xFFFFu /* worker port learned from its packets */
 #define SA_MC_BASE       ISW_MC_RESERVED /* PRE group of session s: SA_MC_BASE + s */
 /* A member whose last registration is at most this old counts as live (session show's "live"):
  * workers waiting at the rendezvous register again every few tens of milliseconds. */
@@ -135,6 +135,12 @@ struct sa_global_counters {
 	uint64_t icmp_replies;
 	uint64_t unknown; /* SwitchML-port UDP to the switch MAC, not from a registered worker */
 } __rte_cache_aligned;
+
+/* The worker that owns slot of a session split among threads (threads != 0): its thread's. */
+static inline uint16_t sa_slot_owner(const struct sa_session *s, uint32_t slot)
+{
+	return s->owner[s->spt_shift != 0xFF ? slot >> s->spt_shift : slot / s->spt];
+}
 
 extern struct sa_conf *sa_conf_cur;
 extern struct isw_reg *sa_regs[SA_REG_NB];

@@ -282,11 +282,8 @@ static __rte_always_inline int sa_process_common(struct isw_worker *w, struct rt
 		return ISW_PKT_TAKEN;
 	}
 	uint32_t g = s->base + slot;
-	if (s->threads != 0
-	            ? !isw_owner_claim(w, m,
-	                               s->owner[s->spt_shift != 0xFF ? slot >> s->spt_shift
-	                                                             : slot / s->spt])
-	            : !isw_shard_claim(w, m, g))
+	if (s->threads != 0 ? !isw_owner_claim(w, m, sa_slot_owner(s, slot))
+	                    : !isw_shard_claim(w, m, g))
 		return ISW_PKT_TAKEN;
 
 	isw_pass_begin(pass);
