@@ -221,7 +221,8 @@ static struct isw_pipeline syncagtr = {
 ISW_PIPELINE_REGISTER(syncagtr)
 
 /* A session split among threads: thread t's packets (UDP source port worker_port + t, to the
- * SwitchML port) to the owner of its slot range. */
+ * SwitchML port) to the owner of its slot range. Its senders are the registered workers, so
+ * RSS can place them too. */
 static void sa_steering(struct isw_steering *st)
 {
 	const struct sa_conf *c = sa_conf_cur;
@@ -229,9 +230,13 @@ static void sa_steering(struct isw_steering *st)
 	for (unsigned i = 0; c != NULL && i < c->nb_ids; i++) {
 		const struct sa_session *s = &c->sess[c->ids[i]];
 		for (unsigned t = 0; t < s->threads; t++) {
+			uint16_t sport = (uint16_t)(s->worker_port + t);
 			snprintf(what, sizeof(what), "session %u thread %u", s->id, t);
-			isw_steering_add(st, syncagtr.id, s->ip, (uint16_t)(s->worker_port + t),
-			                 SA_UDP_PORT, s->owner[t], what);
+			int r = isw_steering_add(st, syncagtr.id, s->ip, sport, SA_UDP_PORT,
+			                         s->owner[t], what);
+			for (unsigned k = 0; k < SA_WORKERS_MAX; k++)
+				if (s->w[k].valid)
+					isw_steering_add_source(st, r, s->w[k].ip, sport);
 		}
 	}
 }
