@@ -19,6 +19,7 @@
 
 #include "cmd.h"
 #include "dp.h"
+#include "eal.h"
 #include "mbuf.h"
 #include "pipeline.h"
 #include "port.h"
@@ -355,14 +356,25 @@ int main(int argc, char **argv)
 		isw_xdp_fini();
 		return 1;
 	}
-	argv = eal_argv;
+	argc = isw_eal_args_split(argc, eal_argv, &argv, err, sizeof(err));
+	if (argc < 0) {
+		fprintf(stderr, "inswitch: %s\n", err);
+		isw_xdp_fini();
+		return 1;
+	}
 	int n = rte_eal_init(argc, argv);
 	t_eal = mono_s();
 	if (n < 0) {
 		fprintf(stderr, "inswitch: EAL initialisation failed: %s\n",
 		        rte_strerror(rte_errno));
 		isw_xdp_fini();
+		isw_eal_leave();
 		return 1;
+	}
+	isw_eal_note_runtime_dir();
+	if (isw_eal_devices_create(err, sizeof(err)) < 0) {
+		fprintf(stderr, "inswitch: %s\n", err);
+		goto out_eal;
 	}
 	argv[n] = argv[0];
 	if (parse_opts(argc - n, argv + n, &o) < 0)
@@ -474,9 +486,11 @@ out_free:
 	free(isw_dp.pconf);
 	rte_eal_cleanup();
 	isw_xdp_fini();
+	isw_eal_leave();
 	return rc;
 out_eal:
 	rte_eal_cleanup();
 	isw_xdp_fini();
+	isw_eal_leave();
 	return 1;
 }

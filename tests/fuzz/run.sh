@@ -23,7 +23,7 @@ bin=$out/fuzz_$name
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp -Ipipelines/ask \
 	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" \
-	$(pkg-config --libs libdpdk libbpf) -o "$bin")
+	$(pkg-config --libs libdpdk libbpf) -lrte_bus_vdev -o "$bin")
 
 corpus=$out/corpus-$name
 # A crash must fail the test: libFuzzer's own exit code for one is 77, which meson reads as

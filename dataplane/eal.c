@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Devices created one by one after EAL, each failure named; the runtime directory removed.
+ * fopencookie needs _GNU_SOURCE, which the build defines. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "eal.h"
+#include "isw_limits.h"
+
+#define DEVS_MAX (2 * ISW_MAX_PORTS)
+
+static struct {
+	const char *vdev[DEVS_MAX];  /* --vdev arguments, in order */
+	const char *allow[DEVS_MAX]; /* -a/--allow arguments */
+	unsigned nb_vdev, nb_allow;
+	char **argv; /* what rte_eal_init() gets */
+	char runtime_dir[256];
+} eal;
+
+static int note(const char **list, unsigned *n, const char *arg, char *err, size_t errlen)
+{
+	if (*n == DEVS_MAX) {
+		snprintf(err, errlen, "more than %u devices", DEVS_MAX);
+		return -E2BIG;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+int isw_eal_args_split(int argc, char **argv, char ***eal_argv, char *err, size_t errlen)
+{
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	if (v == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int n = 0, rc = 0;
+	for (int i = 0; i < argc && rc == 0; i++) {
+		const char *s = argv[i];
+		if (strcmp(s, "--") == 0) {
+			while (i < argc)
+				v[n++] = argv[i++];
+			break;
+		}
+		if (strcmp(s, "--vdev") == 0 && i + 1 < argc)
+			rc = note(eal.vdev, &eal.nb_vdev, argv[++i], err, errlen);
+		else if (strncmp(s, "--vdev=", 7) == 0)
+			rc = note(eal.vdev, &eal.nb_vdev, s + 7, err, errlen);
+		else {
+			v[n++] = argv[i];
+			/* Still EAL's to probe; checked afterwards. */
+			if ((strcmp(s, "-a") == 0 || strcmp(s, "--allow") == 0) && i + 1 < argc)
+				rc = note(eal.allow, &eal.nb_allow, v[n++] = argv[++i], err,
+				          errlen);
+			else if (strncmp(s, "--allow=", 8) == 0)
+				rc = note(eal.allow, &eal.nb_allow, s + 8, err, errlen);
+			else if (strncmp(s, "-a", 2) == 0 && s[2] != '\0')
+				rc = note(eal.allow, &eal.nb_allow, s + 2, err, errlen);
+		}
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	eal.argv = v;
+	*eal_argv = v;
+	return n;
+}
+
+/* A device argument's name: up to its first comma. */
+static void dev_name(const char *arg, char *name, size_t len)
+{
+	size_t k = strcspn(arg, ",");
+	snprintf(name, len, "%.*s", (int)(k < len ? k : len - 1), arg);
+}
+
+/* Keeps the error messages a driver logs while it probes (and logs them as usual). */
+struct tee {
+	FILE *out;
+	char msg[400];
+	size_t len;
+};
+
+static ssize_t tee_write(void *cookie, const char *s, size_t n)
+{
+	struct tee *t = cookie;
+	fwrite(s, 1, n, t->out);
+	if (rte_log_cur_msg_loglevel() > (int)RTE_LOG_ERR)
+		return (ssize_t)n;
+	for (size_t i = 0; i < n && t->len + 3 < sizeof(t->msg); i++) {
+		if (s[i] == '\n') {
+			if (i + 1 < n || t->len == 0)
+				continue;
+			memcpy(t->msg + t->len, "; ", 2);
+			t->len += 2;
+		} else {
+			t->msg[t->len++] = s[i];
+		}
+	}
+	t->msg[t->len] = '\0';
+	return (ssize_t)n;
+}
+
+static int vdev_create(const char *arg, char *err, size_t errlen)
+{
+	char name[RTE_DEV_NAME_MAX_LEN];
+	dev_name(arg, name, sizeof(name));
+	const char *args = arg[strlen(name)] == ',' ? arg + strlen(name) + 1 : "";
+	struct tee t = {.out = rte_log_get_stream()};
+	FILE *f = fopencookie(&t, "w", (cookie_io_functions_t){.write = tee_write});
+	if (f != NULL) {
+		setvbuf(f, NULL, _IONBF, 0);
+		rte_openlog_stream(f);
+	}
+	int rc = rte_vdev_init(name, args);
+	if (f != NULL) {
+		rte_openlog_stream(t.out == stderr ? NULL : t.out);
+		fclose(f);
+	}
+	while (t.len > 0 && (t.msg[t.len - 1] == ' ' || t.msg[t.len - 1] == ';'))
+		t.msg[--t.len] = '\0';
+	uint16_t port;
+	if (rc == 0 && rte_eth_dev_get_port_by_name(name, &port) != 0) {
+		snprintf(err, errlen, "--vdev %s: the device is not an Ethernet port", arg);
+		return -ENODEV;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "--vdev %s: the device could not be created: %s", arg,
+		         t.len ? t.msg : rte_strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
+/* Is some port on the device EAL was allowed to probe (a PCI address with or without its
+ * domain, or any other bus's name)? */
+static bool allowed_probed(const char *arg)
+{
+	char name[RTE_DEV_NAME_MAX_LEN], full[RTE_DEV_NAME_MAX_LEN + 8];
+	dev_name(arg, name, sizeof(name));
+	unsigned b, d, fn;
+	char tail;
+	if (sscanf(name, "%x:%x.%x%c", &b, &d, &fn, &tail) == 3)
+		snprintf(full, sizeof(full), "0000:%s", name);
+	else
+		snprintf(full, sizeof(full), "%s", name);
+	uint16_t p;
+	RTE_ETH_FOREACH_DEV(p)
+	{
+		struct rte_eth_dev_info di;
+		if (rte_eth_dev_info_get(p, &di) == 0 && di.device != NULL &&
+		    strcasecmp(rte_dev_name(di.device), full) == 0)
+			return true;
+	}
+	return false;
+}
+
+int isw_eal_devices_create(char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < eal.nb_allow; i++)
+		if (!allowed_probed(eal.allow[i])) {
+			snprintf(
+			        err, errlen,
+			        "-a %s: the device did not become a port (EAL's messages above say "
+			        "why: no driver, or the driver failed)",
+			        eal.allow[i]);
+			return -ENODEV;
+		}
+	for (unsigned i = 0; i < eal.nb_vdev; i++) {
+		int rc = vdev_create(eal.vdev[i], err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void isw_eal_note_runtime_dir(void)
+{
+	const char *d = rte_eal_get_runtime_dir();
+	snprintf(eal.runtime_dir, sizeof(eal.runtime_dir), "%s", d != NULL ? d : "");
+}
+
+void isw_eal_leave(void)
+{
+	free(eal.argv);
+	eal.argv = NULL;
+	/* Only a directory of EAL's own shape: .../dpdk/PREFIX. */
+	const char *d = eal.runtime_dir, *slash = strrchr(d, '/');
+	if (slash == NULL || slash - d < 5 || strncmp(slash - 5, "/dpdk", 5) != 0 ||
+	    slash[1] == '\0')
+		return;
+	DIR *dir = opendir(d);
+	if (dir == NULL)
+		return;
+	struct dirent *e;
+	char path[512];
+	while ((e = readdir(dir)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", d, e->d_name);
+		unlink(path);
+	}
+	closedir(dir);
+	rmdir(d);
+}

@@ -1,0 +1,247 @@
+-- SPDX-License-Identifier: BSD-3-Clause
+--
+-- Wireshark / tshark dissectors for the three protocols inswitch aggregates (docs/wireshark.md):
+--   switchml  SwitchML's UDP protocol (SyncAgtr), UDP ports 48864..48879 (0xBEE0..0xBEEF)
+--   atp_agg   ATP's raw frames, EtherType 0x0700: IPv4 template, ATP header, 62 values, key
+--             (Wireshark's own "atp" is the AppleTalk Transaction Protocol)
+--   ask       ASK's key-value protocol, UDP port 42405 (change it under Preferences > Protocols
+--             > ASK, or tshark -o ask.udp_port:N, if `ask config set udp-port` changed it)
+-- Every header field is decoded, flags bit by bit, and the values or slots after the header.
+--
+-- Install: scripts/install-dissector.sh (your personal Lua plugins folder; --system for the
+-- global one), or load it for one run: tshark -X lua_script:wireshark/inswitch.lua ...
+
+-- Wireshark 4.0 embeds Lua 5.2: bit operations come from bit32.
+local band, rshift = bit32.band, bit32.rshift
+
+---------------------------------------------------------------------------------------------
+-- SwitchML (SyncAgtr)
+---------------------------------------------------------------------------------------------
+local sml = Proto("switchml", "SwitchML (inswitch SyncAgtr)")
+local SML_SIZES = { [1] = 64, [3] = 256 }
+local sf = {
+    msg_type = ProtoField.uint8("switchml.msg_type", "Message type", base.DEC, nil, 0xF0),
+    size = ProtoField.uint8("switchml.size", "Size code", base.DEC,
+        { [1] = "64 elements", [3] = "256 elements" }, 0x07),
+    job = ProtoField.uint8("switchml.job_number", "Job number", base.DEC),
+    tsi = ProtoField.uint32("switchml.tsi", "TSI (client packet id, little-endian)", base.DEC),
+    pool = ProtoField.uint16("switchml.pool_index", "Pool index", base.HEX),
+    pool_set = ProtoField.bool("switchml.pool_index.set", "Set (shadow copy)", 16, nil, 0x8000),
+    pool_b14 = ProtoField.bool("switchml.pool_index.bit14", "Bit 14 (ignored; cleared in results)",
+        16, nil, 0x4000),
+    slot = ProtoField.uint16("switchml.pool_index.slot", "Slot", base.DEC, nil, 0x3FFF),
+    e0 = ProtoField.int8("switchml.e0", "Exponent e0", base.DEC),
+    e1 = ProtoField.int8("switchml.e1", "Exponent e1", base.DEC),
+    nvalues = ProtoField.uint16("switchml.values", "Values", base.DEC),
+    value = ProtoField.int32("switchml.value", "Value", base.DEC),
+}
+sml.fields = sf
+
+function sml.dissector(buf, pinfo, tree)
+    if buf:len() < 10 then return 0 end
+    pinfo.cols.protocol = "SwitchML"
+    local t = tree:add(sml, buf(0))
+    local ts = buf(0, 1):uint()
+    t:add(sf.msg_type, buf(0, 1))
+    t:add(sf.size, buf(0, 1))
+    t:add(sf.job, buf(1, 1))
+    t:add_le(sf.tsi, buf(2, 4))
+    local pool = t:add(sf.pool, buf(6, 2))
+    pool:add(sf.pool_set, buf(6, 2))
+    pool:add(sf.pool_b14, buf(6, 2))
+    pool:add(sf.slot, buf(6, 2))
+    t:add(sf.e0, buf(8, 1))
+    t:add(sf.e1, buf(9, 1))
+    local n = math.floor((buf:len() - 10) / 4)
+    local want = SML_SIZES[band(ts, 7)]
+    if want ~= nil and want < n then n = want end
+    local v = t:add(sf.nvalues, buf(10, n * 4), n)
+    for i = 0, n - 1 do
+        v:add(sf.value, buf(10 + 4 * i, 4))
+    end
+    local pi = buf(6, 2):uint()
+    local dir = band(pinfo.dst_port, 0xFFF0) == 0xBEE0 and "to the switch" or "result"
+    pinfo.cols.info = string.format("SwitchML %s: slot %d set %d, %d values", dir,
+        band(pi, 0x3FFF), rshift(pi, 15), n)
+    return buf:len()
+end
+
+local udp_port = DissectorTable.get("udp.port")
+for port = 0xBEE0, 0xBEEF do
+    udp_port:add(port, sml)
+end
+
+---------------------------------------------------------------------------------------------
+-- ATP
+---------------------------------------------------------------------------------------------
+local atp = Proto("atp_agg", "ATP in-network aggregation (inswitch)")
+local af = {
+    tos = ProtoField.uint8("atp_agg.template.tos", "Template DSCP/ECN byte", base.HEX),
+    ecn = ProtoField.uint8("atp_agg.template.ecn", "Template ECN", base.DEC, nil, 0x03),
+    bitmap = ProtoField.uint32("atp_agg.bitmap", "Bitmap (workers)", base.HEX),
+    num_worker = ProtoField.uint8("atp_agg.num_worker", "Workers", base.DEC),
+    flag = ProtoField.uint8("atp_agg.flag", "Flags", base.HEX),
+    f_overflow = ProtoField.bool("atp_agg.flag.overflow", "Overflow (float: to the PS)", 8, nil, 0x80),
+    f_psindex = ProtoField.uint8("atp_agg.flag.psindex", "PS index", base.DEC, nil, 0x60),
+    f_dataindex = ProtoField.bool("atp_agg.flag.dataindex", "Data index (set by the switch)", 8, nil, 0x10),
+    f_ecn = ProtoField.bool("atp_agg.flag.ecn", "ECN (congestion seen)", 8, nil, 0x08),
+    f_resend = ProtoField.bool("atp_agg.flag.resend", "Resend", 8, nil, 0x04),
+    f_collision = ProtoField.bool("atp_agg.flag.collision", "Collision (aggregator busy)", 8, nil, 0x02),
+    f_ack = ProtoField.bool("atp_agg.flag.ack", "ACK (from the PS)", 8, nil, 0x01),
+    app = ProtoField.uint16("atp_agg.app", "Application", base.DEC),
+    seq = ProtoField.uint16("atp_agg.seq", "Sequence", base.DEC),
+    agtr = ProtoField.uint16("atp_agg.agtr", "Aggregator", base.DEC),
+    agtr2 = ProtoField.uint16("atp_agg.agtr2", "Aggregator 2 (agtr + 20000, echoed)", base.DEC),
+    nvalues = ProtoField.uint16("atp_agg.values", "Values", base.DEC),
+    value = ProtoField.int32("atp_agg.value", "Value", base.DEC),
+    key = ProtoField.uint64("atp_agg.key", "Tensor key", base.HEX),
+    len = ProtoField.uint32("atp_agg.len_tensor", "Tensor length (collision ACK: new aggregator)", base.DEC),
+}
+atp.fields = af
+
+function atp.dissector(buf, pinfo, tree)
+    -- buf starts after the Ethernet header: IPv4 template (20), ATP header (14), values.
+    if buf:len() < 34 then return 0 end
+    pinfo.cols.protocol = "ATP"
+    local t = tree:add(atp, buf(0))
+    local tos = t:add(af.tos, buf(1, 1))
+    tos:add(af.ecn, buf(1, 1))
+    t:add(af.bitmap, buf(20, 4))
+    t:add(af.num_worker, buf(24, 1))
+    local fl = t:add(af.flag, buf(25, 1))
+    for _, f in ipairs({ af.f_overflow, af.f_psindex, af.f_dataindex, af.f_ecn, af.f_resend,
+                         af.f_collision, af.f_ack }) do
+        fl:add(f, buf(25, 1))
+    end
+    t:add(af.app, buf(26, 2))
+    t:add(af.seq, buf(28, 2))
+    t:add(af.agtr, buf(30, 2))
+    t:add(af.agtr2, buf(32, 2))
+    local n = math.min(62, math.floor((buf:len() - 34) / 4))
+    local v = t:add(af.nvalues, buf(34, n * 4), n)
+    for i = 0, n - 1 do
+        v:add(af.value, buf(34 + 4 * i, 4))
+    end
+    if buf:len() >= 294 then
+        t:add(af.key, buf(282, 8))
+        t:add(af.len, buf(290, 4))
+    end
+    local flag = buf(25, 1):uint()
+    pinfo.cols.info = string.format("ATP app %d seq %d agtr %d%s%s%s", buf(26, 2):uint(),
+        buf(28, 2):uint(), buf(30, 2):uint(), band(flag, 1) ~= 0 and " ACK" or "",
+        band(flag, 4) ~= 0 and " resend" or "", band(flag, 2) ~= 0 and " collision" or "")
+    return buf:len()
+end
+
+DissectorTable.get("ethertype"):add(0x0700, atp)
+
+---------------------------------------------------------------------------------------------
+-- ASK
+---------------------------------------------------------------------------------------------
+local ask = Proto("ask", "ASK key-value aggregation (inswitch)")
+local ASK_TYPES = { [1] = "DATA", [2] = "DATA_ACK", [3] = "SWAP", [4] = "SWAP_DONE",
+                    [5] = "FETCH", [6] = "FETCH_REPLY" }
+local kf = {
+    type = ProtoField.uint8("ask.type", "Type", base.DEC, ASK_TYPES),
+    flags = ProtoField.uint8("ask.flags", "Flags", base.HEX),
+    f_resend = ProtoField.bool("ask.flags.resend", "Resend", 8, nil, 0x01),
+    f_long = ProtoField.bool("ask.flags.long", "Long (opaque records)", 8, nil, 0x02),
+    f_last = ProtoField.bool("ask.flags.last", "Last (channel closed)", 8, nil, 0x04),
+    f_error = ProtoField.bool("ask.flags.error", "Error (request refused)", 8, nil, 0x80),
+    task = ProtoField.uint16("ask.task", "Task", base.DEC),
+    channel = ProtoField.uint16("ask.channel", "Channel", base.DEC),
+    nslots = ProtoField.uint8("ask.nslots", "Slots", base.DEC),
+    key_bytes = ProtoField.uint8("ask.key_bytes", "Key bytes", base.DEC),
+    seq = ProtoField.uint32("ask.seq", "Sequence", base.DEC),
+    bitmap = ProtoField.uint32("ask.bitmap", "Bitmap (valid slots)", base.HEX),
+    sel = ProtoField.uint32("ask.sel", "Selector (slot | copy << 8)", base.HEX),
+    sel_slot = ProtoField.uint32("ask.sel.slot", "Slot", base.DEC, nil, 0xFF),
+    sel_copy = ProtoField.uint32("ask.sel.copy", "Copy", base.DEC, nil, 0x100),
+    start = ProtoField.uint32("ask.start", "Start", base.DEC),
+    count = ProtoField.uint32("ask.count", "Count", base.HEX),
+    incarnation = ProtoField.uint16("ask.incarnation", "Task incarnation", base.DEC),
+    max_records = ProtoField.uint16("ask.max_records", "Most records", base.DEC),
+    records = ProtoField.uint32("ask.records", "Records carried", base.DEC),
+    slot = ProtoField.bytes("ask.slot", "Slot"),
+    slot_index = ProtoField.uint8("ask.slot.index", "Index", base.DEC),
+    slot_valid = ProtoField.bool("ask.slot.valid", "Valid"),
+    key = ProtoField.bytes("ask.key", "Key"),
+    value = ProtoField.uint32("ask.value", "Value", base.DEC),
+    record = ProtoField.bytes("ask.record", "Record"),
+    opaque = ProtoField.bytes("ask.opaque", "Opaque records (LONG)"),
+}
+ask.fields = kf
+ask.prefs.udp_port = Pref.uint("UDP port", 42405, "The ASK UDP port (ask config set udp-port)")
+
+local function ask_record(t, field, buf, off, kb)
+    local r = t:add(field, buf(off, kb + 4))
+    r:add(kf.key, buf(off, kb))
+    r:add(kf.value, buf(off + kb, 4))
+    return r
+end
+
+function ask.dissector(buf, pinfo, tree)
+    if buf:len() < 24 then return 0 end
+    pinfo.cols.protocol = "ASK"
+    local t = tree:add(ask, buf(0))
+    local ty, flags = buf(0, 1):uint(), buf(1, 1):uint()
+    local kb, nslots = buf(7, 1):uint(), buf(6, 1):uint()
+    t:add(kf.type, buf(0, 1))
+    local fl = t:add(kf.flags, buf(1, 1))
+    for _, f in ipairs({ kf.f_resend, kf.f_long, kf.f_last, kf.f_error }) do
+        fl:add(f, buf(1, 1))
+    end
+    t:add(kf.task, buf(2, 2))
+    t:add(kf.channel, buf(4, 2))
+    t:add(kf.nslots, buf(6, 1))
+    t:add(kf.key_bytes, buf(7, 1))
+    t:add(kf.seq, buf(8, 4))
+    if ty == 1 or ty == 2 then
+        t:add(kf.bitmap, buf(12, 4))
+    else
+        local s = t:add(kf.sel, buf(12, 4))
+        s:add(kf.sel_slot, buf(12, 4))
+        s:add(kf.sel_copy, buf(12, 4))
+    end
+    t:add(kf.start, buf(16, 4))
+    local c = t:add(kf.count, buf(20, 4))
+    if ty == 6 then
+        c:add(kf.records, buf(20, 4))
+    else
+        c:add(kf.incarnation, buf(20, 2))
+        if ty == 5 then c:add(kf.max_records, buf(22, 2)) end
+    end
+    local pay = buf:len() - 24
+    local bitmap = buf(12, 4):uint()
+    if ty == 1 and band(flags, 2) ~= 0 then
+        if pay > 0 then t:add(kf.opaque, buf(24, pay)) end
+    elseif ty == 1 and (kb == 4 or kb == 8 or kb == 16) then
+        for j = 0, nslots - 1 do
+            local off = 24 + j * (kb + 4)
+            if off + kb + 4 > buf:len() then break end
+            local s = ask_record(t, kf.slot, buf, 24 + j * (kb + 4), kb)
+            s:add(kf.slot_index, j)
+            s:add(kf.slot_valid, band(rshift(bitmap, j), 1) == 1)
+        end
+    elseif ty == 6 and (kb == 4 or kb == 8 or kb == 16) then
+        local n = buf(20, 4):uint()
+        for i = 0, n - 1 do
+            local off = 24 + i * (kb + 4)
+            if off + kb + 4 > buf:len() then break end
+            ask_record(t, kf.record, buf, off, kb)
+        end
+    end
+    pinfo.cols.info = string.format("ASK %s task %d channel %d seq %d",
+        ASK_TYPES[ty] or tostring(ty), buf(2, 2):uint(), buf(4, 2):uint(), buf(8, 4):uint())
+    return buf:len()
+end
+
+local ask_port = 42405
+udp_port:add(ask_port, ask)
+function ask.init()
+    if ask.prefs.udp_port ~= ask_port then
+        udp_port:remove(ask_port, ask)
+        ask_port = ask.prefs.udp_port
+        udp_port:add(ask_port, ask)
+    end
+end
