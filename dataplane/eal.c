@@ -3,6 +3,7 @@
  * fopencookie needs _GNU_SOURCE, which the build defines. */
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,9 +14,12 @@
 #include <rte_bus_vdev.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
+#include <rte_pdump.h>
 
+#include "dp.h"
 #include "eal.h"
 #include "isw_limits.h"
 
@@ -27,6 +31,7 @@ static struct {
 	unsigned nb_vdev, nb_allow;
 	char **argv; /* what rte_eal_init() gets */
 	char runtime_dir[256];
+	bool capture; /* pdump serving */
 } eal;
 
 static int note(const char **list, unsigned *n, const char *arg, char *err, size_t errlen)
@@ -182,6 +187,69 @@ int isw_eal_devices_create(char *err, size_t errlen)
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * DPDK 22.11's pdump removes its rx/tx callbacks when dpdk-dumpcap stops and answers at once;
+ * dumpcap then frees the ring and the pool the callbacks copy into while a worker may still be
+ * inside one: a use after free, which crashed inswitch in tests (the freed pool, zeroed, sends
+ * the copy to the first mempool driver registered). Later DPDK releases wait for the callbacks
+ * themselves. Here inswitch defines the two removal functions itself: the executable's
+ * definitions come first in the dynamic linker's search, so pdump's calls land here (meson.build
+ * exports them). After the real removal they wait until every worker has passed a quiescent
+ * point (the RCU the workers report once per loop, after their bursts): no worker is then inside
+ * the removed callback, and the capture process may free what it used.
+ */
+static void callbacks_quiesce(void)
+{
+	if (isw_dp.rcu != NULL && isw_dp.running)
+		rte_rcu_qsbr_synchronize(isw_dp.rcu, RTE_QSBR_THRID_INVALID);
+}
+
+typedef int (*remove_fn)(uint16_t, uint16_t, const struct rte_eth_rxtx_callback *);
+
+static int remove_quiesced(const char *name, remove_fn *real, uint16_t port, uint16_t queue,
+                           const struct rte_eth_rxtx_callback *cb)
+{
+	if (*real == NULL)
+		*real = (remove_fn)dlsym(RTLD_NEXT, name);
+	if (*real == NULL)
+		return -ENOTSUP;
+	int rc = (*real)(port, queue, cb);
+	if (rc == 0)
+		callbacks_quiesce();
+	return rc;
+}
+
+int rte_eth_remove_rx_callback(uint16_t port_id, uint16_t queue_id,
+                               const struct rte_eth_rxtx_callback *user_cb)
+{
+	static remove_fn real;
+	return remove_quiesced(__func__, &real, port_id, queue_id, user_cb);
+}
+
+int rte_eth_remove_tx_callback(uint16_t port_id, uint16_t queue_id,
+                               const struct rte_eth_rxtx_callback *user_cb)
+{
+	static remove_fn real;
+	return remove_quiesced(__func__, &real, port_id, queue_id, user_cb);
+}
+
+int isw_eal_capture_init(void)
+{
+	if (rte_pdump_init() == 0) {
+		eal.capture = true;
+		return 0;
+	}
+	/* No multi-process channel (--no-shconf, --in-memory): no secondary can ask. */
+	return rte_errno == ENOTSUP ? 0 : -rte_errno;
+}
+
+void isw_eal_capture_fini(void)
+{
+	if (eal.capture)
+		rte_pdump_uninit();
+	eal.capture = false;
 }
 
 void isw_eal_note_runtime_dir(void)

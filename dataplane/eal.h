@@ -28,6 +28,16 @@ int isw_eal_args_split(int argc, char **argv, char ***eal_argv, char *err, size_
  */
 int isw_eal_devices_create(char *err, size_t errlen);
 
+/*
+ * Lets DPDK's packet capture framework (pdump: dpdk-dumpcap, dpdk-pdump) copy any port's rx
+ * and tx to a secondary process. Needs EAL's multi-process channel: nothing to do, and 0, under
+ * --no-shconf or --in-memory. Returns 0 or -errno.
+ */
+int isw_eal_capture_init(void);
+
+/* Before rte_eal_cleanup(): stops serving captures. */
+void isw_eal_capture_fini(void);
+
 /* Notes EAL's runtime directory (after rte_eal_init) so isw_eal_leave() can remove it. */
 void isw_eal_note_runtime_dir(void);
 

@@ -376,6 +376,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "inswitch: %s\n", err);
 		goto out_eal;
 	}
+	if ((rc = isw_eal_capture_init()) < 0)
+		fprintf(stderr, "inswitch: live capture (pdump) not available: %s\n",
+		        rte_strerror(-rc));
 	argv[n] = argv[0];
 	if (parse_opts(argc - n, argv + n, &o) < 0)
 		goto out_eal;
@@ -484,11 +487,13 @@ out_free:
 	rte_mempool_free(isw_dp.pool);
 	workers_free();
 	free(isw_dp.pconf);
+	isw_eal_capture_fini();
 	rte_eal_cleanup();
 	isw_xdp_fini();
 	isw_eal_leave();
 	return rc;
 out_eal:
+	isw_eal_capture_fini();
 	rte_eal_cleanup();
 	isw_xdp_fini();
 	isw_eal_leave();
