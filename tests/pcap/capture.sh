@@ -46,11 +46,7 @@ echo "l2 add 02:00:00:00:00:02 1" >"$tmp/cfg"
 	--log-level='*:warning' --vdev "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1" \
 	--vdev net_null0,no-rx=1 -- --ctl "$tmp/ctl.sock" --config "$tmp/cfg" >"$tmp/log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	[ -S "$tmp/ctl.sock" ] && break
-	kill -0 "$pid" 2>/dev/null || fail "inswitch exited"
-	sleep 0.1
-done
+wait_ctl
 tx() { "$ctl" -s "$tmp/ctl.sock" --json stats show | jq '.ports[1].tx_pkts'; }
 
 echo "(a) dpdk-dumpcap on each port of the running switch, three times"

@@ -23,6 +23,17 @@ _daemon_cleanup() {
 	rm -rf "$tmp" "/var/run/dpdk/isw-$_daemon_tag-$$"
 }
 
+# wait_ctl: until the daemon ($pid) answers on $tmp/ctl.sock; fails if it exits first or
+# takes over 10 s.
+wait_ctl() {
+	for _ in $(seq 100); do
+		[ -S "$tmp/ctl.sock" ] && return
+		kill -0 "$pid" 2>/dev/null || fail "inswitch exited"
+		sleep 0.1
+	done
+	fail "no control socket after 10 s"
+}
+
 fail() {
 	echo "FAIL: $*"
 	cat "$tmp/log" || true

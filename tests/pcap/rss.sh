@@ -28,11 +28,7 @@ start() {
 		--log-level='*:warning' --vdev net_null0 --vdev net_null1 \
 		-- --ctl "$tmp/ctl.sock" --pipeline syncagtr --rxq "$1" >"$tmp/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		[ -S "$tmp/ctl.sock" ] && return
-		sleep 0.1
-	done
-	fail "no control socket"
+	wait_ctl
 }
 stop() {
 	kill "$pid"

@@ -49,11 +49,7 @@ empty_pcap "$tmp/empty.pcap"
 "$inswitch" "${eal[@]}" --vdev net_null0,no-rx=1 --vdev "net_pcap1,rx_pcap=$tmp/empty.pcap" \
 	--vdev net_null2,no-rx=1 "${app[@]}" >"$tmp/log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	[ -S "$tmp/ctl.sock" ] && break
-	kill -0 "$pid" 2>/dev/null || fail "inswitch exited"
-	sleep 0.1
-done
+wait_ctl
 names=$("$ctl" -s "$tmp/ctl.sock" --json port list | jq -r '[.ports[].name] | join(" ")')
 [ "$names" = "net_null0 net_pcap1 net_null2" ] || fail "ports: $names"
 echo "    ports: $names"
