@@ -122,7 +122,7 @@ int ask_cli_write_table(const struct ask_cli *c, const struct ask_table *t, cons
 		        strerror(errno));
 		return -1;
 	}
-	rc = ask_table_write(t, f, c->kfmt);
+	rc = ask_table_write(t, f, c->kfmt, c->key_bytes);
 	if (std ? fflush(f) != 0 : fclose(f) != 0)
 		rc = -EIO;
 	if (rc < 0) {

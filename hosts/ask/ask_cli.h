@@ -89,7 +89,8 @@ enum {
 	"  --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
 #define ASK_CLI_HELP_OUTPUT                                                                 \
 	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n" \
-	"  --key-format F       text (trailing zeros stripped), u64 or hex (default text)\n"
+	"  --key-format F       text (padding stripped; control bytes as \\xHH, a backslash as\n" \
+	"                       \\\\), u64 or hex (default text)\n"
 
 /* Defaults: task 1, channel 0, 1 channel, the ASK_DEF_* shape, add, text. */
 void ask_cli_defaults(struct ask_cli *c);

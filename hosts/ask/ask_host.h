@@ -141,7 +141,8 @@ unsigned ask_key_canon(uint8_t *out, const uint8_t *key, unsigned len, unsigned 
 
 /* How ask_table_write() prints a key. */
 enum ask_kfmt {
-	ASK_KFMT_TEXT, /* the bytes, trailing zero bytes stripped */
+	ASK_KFMT_TEXT, /* the bytes, padding zeros stripped; control bytes, DEL and the backslash
+	                * escaped (\xHH, \\), so that no two keys print alike */
 	ASK_KFMT_U64,  /* the first 8 bytes as a big-endian number when the rest are zero, else hex
 	                */
 	ASK_KFMT_HEX,  /* two lower-case hex digits a byte */
@@ -162,9 +163,11 @@ bool ask_table_get(const struct ask_table *t, const uint8_t *key, unsigned len, 
 size_t ask_table_size(const struct ask_table *t);
 /*
  * Writes one line a key, "key<TAB>value\n", value as a signed 32-bit decimal, sorted by the
- * key bytes (a key before any longer key it begins). 0 or -errno.
+ * key bytes (a key before any longer key it begins). key_bytes is the task's key width: in
+ * text, a key of that width loses its padding zeros and a longer one (LONG) keeps every byte.
+ * 0 or -errno.
  */
-int ask_table_write(const struct ask_table *t, FILE *f, enum ask_kfmt fmt);
+int ask_table_write(const struct ask_table *t, FILE *f, enum ask_kfmt fmt, unsigned key_bytes);
 
 /* ---- tuple sources ----------------------------------------------------------------------- */
 

@@ -230,15 +230,34 @@ static void put_hex(FILE *f, const uint8_t *key, unsigned len)
 		fprintf(f, "%02x", key[i]);
 }
 
-static void put_key(FILE *f, const uint8_t *key, unsigned len, enum ask_kfmt fmt)
+/* Bytes as they are, but for those that would make the line ambiguous or unreadable:
+ * control bytes, DEL and the backslash, written \xHH (the backslash \\). */
+static void put_escaped(FILE *f, const uint8_t *key, unsigned len)
+{
+	for (unsigned i = 0; i < len; i++) {
+		if (key[i] == '\\')
+			fputs("\\\\", f);
+		else if (key[i] < 0x20 || key[i] == 0x7f)
+			fprintf(f, "\\x%02x", key[i]);
+		else
+			fputc(key[i], f);
+	}
+}
+
+static void put_key(FILE *f, const uint8_t *key, unsigned len, enum ask_kfmt fmt,
+                    unsigned key_bytes)
 {
 	unsigned n = len;
 
 	switch (fmt) {
 	case ASK_KFMT_TEXT:
-		while (n > 0 && key[n - 1] == 0)
+		/* Zeros pad a key of key_bytes; a longer key (LONG) is all its bytes. */
+		while (len <= key_bytes && n > 0 && key[n - 1] == 0)
 			n--;
-		fwrite(key, 1, n, f);
+		if (n == 0)
+			fputs("\\x00", f);
+		else
+			put_escaped(f, key, n);
 		return;
 	case ASK_KFMT_U64:
 		while (n > 8 && key[n - 1] == 0)
@@ -256,7 +275,7 @@ static void put_key(FILE *f, const uint8_t *key, unsigned len, enum ask_kfmt fmt
 	}
 }
 
-int ask_table_write(const struct ask_table *t, FILE *f, enum ask_kfmt fmt)
+int ask_table_write(const struct ask_table *t, FILE *f, enum ask_kfmt fmt, unsigned key_bytes)
 {
 	struct row *rows = malloc((t->used ? t->used : 1) * sizeof(*rows));
 	size_t n = 0;
@@ -270,7 +289,7 @@ int ask_table_write(const struct ask_table *t, FILE *f, enum ask_kfmt fmt)
 	}
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	for (size_t i = 0; i < n; i++) {
-		put_key(f, rows[i].key, rows[i].len, fmt);
+		put_key(f, rows[i].key, rows[i].len, fmt, key_bytes);
 		fprintf(f, "\t%" PRId32 "\n", (int32_t)rows[i].value);
 	}
 	free(rows);

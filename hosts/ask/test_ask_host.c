@@ -38,17 +38,22 @@ static struct ask_src *src_text(const char *text, bool tuples)
 	return s;
 }
 
-/* The table written with fmt, as a string (caller frees). */
-static char *table_text(const struct ask_table *t, enum ask_kfmt fmt)
+/* The table written with fmt for keys of kb bytes, as a string (caller frees). */
+static char *table_text_kb(const struct ask_table *t, enum ask_kfmt fmt, unsigned kb)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(ask_table_write(t, f, fmt), 0);
+	assert_int_equal(ask_table_write(t, f, fmt, kb), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *table_text(const struct ask_table *t, enum ask_kfmt fmt)
+{
+	return table_text_kb(t, fmt, 4);
 }
 
 static uint32_t get(const struct ask_table *t, const char *key, unsigned kb)
@@ -284,6 +289,20 @@ static void test_table_ops(void **state)
 	free(s);
 	s = table_text(t, ASK_KFMT_HEX);
 	assert_string_equal(s, "61000000\t-2\n616263646566\t3\n62000000\t1\n");
+	free(s);
+	ask_table_free(t);
+	/* Text tells every key apart: a key of the full width from the LONG key that adds a zero,
+	 * separators and the escape itself escaped, a key of zeros; other bytes as they are. */
+	t = ask_table_new(ASK_OP_ADD);
+	ask_table_merge(t, (const uint8_t *)"abcdefgh", 8, 1);
+	ask_table_merge(t, (const uint8_t *)"abcdefgh\0", 9, 2);
+	ask_table_merge(t, (const uint8_t *)"a\tb\n\0\0\0\0", 8, 3);
+	ask_table_merge(t, (const uint8_t *)"a\\b\0\0\0\0\0", 8, 4);
+	ask_table_merge(t, (const uint8_t *)"\0\0\0\0\0\0\0\0", 8, 5);
+	ask_table_merge(t, (const uint8_t *)"\xc3\xa9t\xc3\xa9\0\0\0", 8, 6);
+	s = table_text_kb(t, ASK_KFMT_TEXT, 8);
+	assert_string_equal(s, "\\x00\t5\na\\x09b\\x0a\t3\na\\\\b\t4\nabcdefgh\t1\n"
+	                       "abcdefgh\\x00\t2\n\xc3\xa9t\xc3\xa9\t6\n");
 	free(s);
 	ask_table_free(t);
 	t = ask_table_new(ASK_OP_ADD);
