@@ -350,6 +350,8 @@ int main(int argc, char **argv)
 	double t_main = mono_s(), t_eal, t_ports;
 
 	isw_dp.startup.exec_s = since_exec();
+	/* `inswitch --help` is EAL's: it prints inswitch's options too. */
+	rte_set_application_usage_hook(usage);
 	char **eal_argv;
 	if (isw_xdp_eal_args(argc, argv, &eal_argv, err, sizeof(err)) < 0) {
 		fprintf(stderr, "inswitch: %s\n", err);

@@ -47,28 +47,31 @@ enum {
 	ASK_CLI_BUSY_POLL,
 };
 
-/* The shared entries of a tool's struct option table: those of the data (keys, values, inputs,
- * output) that every tool takes, ask-count included, and those of the network that only the
- * sender and receiver take. */
-#define ASK_CLI_LONGOPTS_DATA                                                \
-	{"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES},           \
-	        {"op", required_argument, NULL, ASK_CLI_OP},                 \
-	        {"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT}, \
-	        {"json", no_argument, NULL, ASK_CLI_JSON},                   \
-	        {"words", required_argument, NULL, ASK_CLI_WORDS},           \
-	        {"tuples", required_argument, NULL, ASK_CLI_TUPLES},         \
-	{                                                                    \
-		"zipf", required_argument, NULL, ASK_CLI_ZIPF                \
-	}
-#define ASK_CLI_LONGOPTS                                                       \
-	{"task", required_argument, NULL, ASK_CLI_TASK},                       \
-	        {"incarnation", required_argument, NULL, ASK_CLI_INCARNATION}, \
-	        {"channel", required_argument, NULL, ASK_CLI_CHANNEL},         \
-	        {"channels", required_argument, NULL, ASK_CLI_CHANNELS},       \
-	        {"window", required_argument, NULL, ASK_CLI_WINDOW},           \
-	        {"slots", required_argument, NULL, ASK_CLI_SLOTS},             \
-	        {"transport", required_argument, NULL, ASK_CLI_TRANSPORT},     \
-	        {"busy-poll", no_argument, NULL, ASK_CLI_BUSY_POLL}, ASK_CLI_LONGOPTS_DATA
+/* The shared entries of a tool's struct option table, by what they are about: every tool's
+ * (key width, --json), the inputs (ask-sender, ask-count), the output table (ask-receiver,
+ * ask-count) and the network (ask-sender, ask-receiver; --channel, the sender's first channel,
+ * is the sender's own). A tool takes only the groups it uses, so it accepts no option it would
+ * ignore. */
+/* clang-format off */
+#define ASK_CLI_LONGOPTS_COMMON \
+	{"key-bytes", required_argument, NULL, ASK_CLI_KEY_BYTES}, \
+	{"json", no_argument, NULL, ASK_CLI_JSON}
+#define ASK_CLI_LONGOPTS_INPUT \
+	{"words", required_argument, NULL, ASK_CLI_WORDS}, \
+	{"tuples", required_argument, NULL, ASK_CLI_TUPLES}, \
+	{"zipf", required_argument, NULL, ASK_CLI_ZIPF}
+#define ASK_CLI_LONGOPTS_OUTPUT \
+	{"op", required_argument, NULL, ASK_CLI_OP}, \
+	{"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT}
+#define ASK_CLI_LONGOPTS_NET \
+	{"task", required_argument, NULL, ASK_CLI_TASK}, \
+	{"incarnation", required_argument, NULL, ASK_CLI_INCARNATION}, \
+	{"channels", required_argument, NULL, ASK_CLI_CHANNELS}, \
+	{"window", required_argument, NULL, ASK_CLI_WINDOW}, \
+	{"slots", required_argument, NULL, ASK_CLI_SLOTS}, \
+	{"transport", required_argument, NULL, ASK_CLI_TRANSPORT}, \
+	{"busy-poll", no_argument, NULL, ASK_CLI_BUSY_POLL}
+/* clang-format on */
 
 /* Help lines of the shared options. */
 #define ASK_CLI_HELP_TASK                                                                     \
@@ -91,6 +94,7 @@ enum {
 	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n" \
 	"  --key-format F       text (padding stripped; control bytes as \\xHH, a backslash as\n" \
 	"                       \\\\), u64 or hex (default text)\n"
+#define ASK_CLI_HELP_HELP "  --help               this text\n"
 
 /* Defaults: task 1, channel 0, 1 channel, the ASK_DEF_* shape, add, text. */
 void ask_cli_defaults(struct ask_cli *c);

@@ -15,7 +15,9 @@
 enum { OPT_OUT = 300, OPT_HELP };
 
 static const struct option longopts[] = {
-        ASK_CLI_LONGOPTS_DATA,
+        ASK_CLI_LONGOPTS_COMMON,
+        ASK_CLI_LONGOPTS_INPUT,
+        ASK_CLI_LONGOPTS_OUTPUT,
         {"out", required_argument, NULL, OPT_OUT},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
@@ -30,7 +32,7 @@ static void usage(FILE *f)
 	fputs(ASK_CLI_HELP_OUTPUT, f);
 	fputs("  --out FILE           where the table goes (default -: stdout)\n"
 	      "  --json               a JSON line (tuples, keys): on stdout with --out FILE,\n"
-	      "                       else on stderr\n"
+	      "                       else on stderr\n" ASK_CLI_HELP_HELP
 	      "inputs:\n",
 	      f);
 	fputs(ASK_CLI_HELP_INPUT, f);

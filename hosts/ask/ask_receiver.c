@@ -31,7 +31,9 @@ enum {
 };
 
 static const struct option longopts[] = {
-        ASK_CLI_LONGOPTS,
+        ASK_CLI_LONGOPTS_NET,
+        ASK_CLI_LONGOPTS_COMMON,
+        ASK_CLI_LONGOPTS_OUTPUT,
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"switch", required_argument, NULL, OPT_SWITCH},
         {"aa-size", required_argument, NULL, OPT_AA_SIZE},
@@ -67,7 +69,7 @@ static void usage(FILE *f)
 	      "  --retries N          retries of one SWAP / FETCH (default 50)\n"
 	      "  --linger-ms MS       after the end, ACK late retransmissions until MS ms pass\n"
 	      "                       without one (default 1000)\n"
-	      "  --json               one JSON line when done\n",
+	      "  --json               one JSON line when done\n" ASK_CLI_HELP_HELP,
 	      f);
 }
 

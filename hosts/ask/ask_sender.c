@@ -18,7 +18,10 @@
 enum { OPT_RECEIVER = 300, OPT_ACK_FROM, OPT_RTO, OPT_RETRIES, OPT_HELP };
 
 static const struct option longopts[] = {
-        ASK_CLI_LONGOPTS,
+        ASK_CLI_LONGOPTS_NET,
+        ASK_CLI_LONGOPTS_COMMON,
+        ASK_CLI_LONGOPTS_INPUT,
+        {"channel", required_argument, NULL, ASK_CLI_CHANNEL},
         {"receiver", required_argument, NULL, OPT_RECEIVER},
         {"ack-from", required_argument, NULL, OPT_ACK_FROM},
         {"rto-ms", required_argument, NULL, OPT_RTO},
@@ -42,7 +45,7 @@ static void usage(FILE *f)
 	fputs(ASK_CLI_HELP_TRANSPORT, f);
 	fputs("  --rto-ms MS          least retransmission timeout (default 20)\n"
 	      "  --retries N          resends of one packet before giving up (default 50)\n"
-	      "  --json               one JSON line at the end\n"
+	      "  --json               one JSON line at the end\n" ASK_CLI_HELP_HELP
 	      "inputs:\n",
 	      f);
 	fputs(ASK_CLI_HELP_INPUT, f);
