@@ -90,8 +90,8 @@ enum {
 	"                       be set up; hosts/README.md, The transport); one line\n"  \
 	"                       on stderr says which\n"                                  \
 	"  --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
-#define ASK_CLI_HELP_OUTPUT                                                                 \
-	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n" \
+#define ASK_CLI_HELP_OUTPUT                                                                       \
+	"  --op add|max|min     operator (default add: wrapping 32-bit; max, min signed)\n"       \
 	"  --key-format F       text (padding stripped; control bytes as \\xHH, a backslash as\n" \
 	"                       \\\\), u64 or hex (default text)\n"
 #define ASK_CLI_HELP_HELP "  --help               this text\n"

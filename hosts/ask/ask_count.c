@@ -32,8 +32,7 @@ static void usage(FILE *f)
 	fputs(ASK_CLI_HELP_OUTPUT, f);
 	fputs("  --out FILE           where the table goes (default -: stdout)\n"
 	      "  --json               a JSON line (tuples, keys): on stdout with --out FILE,\n"
-	      "                       else on stderr\n" ASK_CLI_HELP_HELP
-	      "inputs:\n",
+	      "                       else on stderr\n" ASK_CLI_HELP_HELP "inputs:\n",
 	      f);
 	fputs(ASK_CLI_HELP_INPUT, f);
 }

@@ -45,8 +45,7 @@ static void usage(FILE *f)
 	fputs(ASK_CLI_HELP_TRANSPORT, f);
 	fputs("  --rto-ms MS          least retransmission timeout (default 20)\n"
 	      "  --retries N          resends of one packet before giving up (default 50)\n"
-	      "  --json               one JSON line at the end\n" ASK_CLI_HELP_HELP
-	      "inputs:\n",
+	      "  --json               one JSON line at the end\n" ASK_CLI_HELP_HELP "inputs:\n",
 	      f);
 	fputs(ASK_CLI_HELP_INPUT, f);
 }
