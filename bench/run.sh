@@ -160,7 +160,10 @@ usage() {
   --testpmd     also measure dpdk-testpmd io forwarding (package dpdk-dev) as a reference
   --build DIR   use the build tree DIR (already configured; run.sh runs ninja in it) instead
                 of build/ (configured and built by scripts/build.sh)
-Writes the report to stdout and to bench/out/report.txt; progress goes to stderr.
+  --out DIR     where report.txt, report.json and report.png go (default bench/out)
+Writes the report to stdout and to OUT/report.txt, its JSON to OUT/report.json and, with
+gnuplot (package gnuplot-nox), OUT/report.png: each case's Mpps (median, min-max) and its
+ratio to its baseline; progress goes to stderr.
 EOF
 }
 
@@ -174,6 +177,7 @@ parse_args() {
 		--only) ONLY=${2:?--only needs a list}; shift 2 ;;
 		--testpmd) WITH_TESTPMD=1; shift ;;
 		--build) BUILD=${2:?--build needs DIR}; shift 2 ;;
+		--out) OUT=${2:?--out needs DIR}; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; exit 2 ;;
 		esac
@@ -545,6 +549,43 @@ host_reduce_report() {
 		' "$TMP/reduce.jsonl"
 }
 
+# plot JSON PNG: the summary as two bar charts, one above the other: every case's Mpps (median,
+# min-max bars; the input rate for the cases whose ratios are of it) and its ratio to its
+# baseline.
+plot() {
+	if ! command -v gnuplot >/dev/null; then
+		log "no gnuplot (apt-get install gnuplot-nox): no $2"
+		return 0
+	fi
+	jq -r '.cases[] | [.name, (if .ratio_of == "in" then .median_in_mpps else .median_mpps end),
+		(if .ratio_of == "in" then .median_in_mpps else .min_mpps end),
+		(if .ratio_of == "in" then .median_in_mpps else .max_mpps end),
+		(.ratio_to_baseline // 0)] | @tsv' "$1" >"$TMP/plot.tsv"
+	local title
+	title=$(jq -r '"inswitch bench \(.date) \(.commit): \(.machine.cpu), lcore \(.lcore), \(.runs) runs of \(.seconds) s"' "$1")
+	gnuplot <<EOF || die "gnuplot failed"
+set terminal pngcairo size 1100,800 noenhanced
+set output "$2"
+set datafile separator "\t"
+set multiplot layout 2,1 title "$title"
+set style data histogram
+set style fill solid 0.6
+set boxwidth 0.8
+set grid ytics
+set yrange [0:*]
+set xtics rotate by -30
+set style histogram errorbars gap 1 lw 1
+set ylabel "Mpps (median, min-max)"
+plot "$TMP/plot.tsv" using 2:3:4:xtic(1) notitle lc rgb "#4472c4"
+set style histogram clustered gap 1
+set ylabel "ratio to its baseline (vs_base)"
+set yrange [0:1.2]
+plot "$TMP/plot.tsv" using 5:xtic(1) notitle lc rgb "#ed7d31", 0.7 title "0.7" lc rgb "#888888" dt 2
+unset multiplot
+EOF
+	log "plot: $2"
+}
+
 # ------------------------------------------------------------------------------------------------
 main() {
 	parse_args "$@"
@@ -572,8 +613,10 @@ main() {
 		done
 	done
 
-	report "$(summarize <"$RESULTS")" | tee "$OUT/report.txt"
+	summarize <"$RESULTS" >"$OUT/report.json"
+	report "$(cat "$OUT/report.json")" | tee "$OUT/report.txt"
 	[ ! -s "$TMP/reduce.jsonl" ] || host_reduce_report | tee -a "$OUT/report.txt"
+	plot "$OUT/report.json" "$OUT/report.png"
 }
 
 main "$@"
