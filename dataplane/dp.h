@@ -46,6 +46,7 @@ struct isw_dp {
 	bool running; /* workers launched */
 	volatile bool quit;
 	uint64_t idle_exit_tsc; /* 0 = never; else quit after this long without traffic */
+	bool replay_ordered;    /* --replay-ordered: one frame at a time, in capture order */
 	struct rte_mempool *pool;
 	struct rte_rcu_qsbr *rcu;
 	struct isw_worker *workers[ISW_MAX_WORKERS];

@@ -41,6 +41,7 @@ struct opts {
 	unsigned idle_ms;
 	bool strict;
 	bool final_json;
+	bool replay_ordered;
 	const char *xdp_shared[RTE_MAX_ETHPORTS];
 	unsigned nb_xdp_shared;
 	struct isw_port_opts port;
@@ -61,6 +62,8 @@ static void usage(const char *prog)
 	       "  --rx-desc N/--tx-desc N  ring sizes (default 1024)\n"
 	       "  --no-promisc          leave ports out of promiscuous mode\n"
 	       "  --exit-when-idle MS   stop once no packet has moved for MS milliseconds\n"
+	       "  --replay-ordered      pcap regression: take the frames of every port's rx_pcap\n"
+	       "                        one at a time in capture timestamp order (one worker)\n"
 	       "  --final-json          print the final counters as one JSON line\n"
 	       "  --xdp-shared IFACE    share the AF_XDP port on IFACE with the kernel: the "
 	       "switch\n"
@@ -102,6 +105,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		O_IDLE,
 		O_JSON,
 		O_XDP_SHARED,
+		O_ORDERED,
 		O_HELP
 	};
 	static const struct option lo[] = {
@@ -119,6 +123,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	        {"exit-when-idle", required_argument, NULL, O_IDLE},
 	        {"final-json", no_argument, NULL, O_JSON},
 	        {"xdp-shared", required_argument, NULL, O_XDP_SHARED},
+	        {"replay-ordered", no_argument, NULL, O_ORDERED},
 	        {"help", no_argument, NULL, O_HELP},
 	        {NULL, 0, NULL, 0},
 	};
@@ -186,6 +191,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->xdp_shared[o->nb_xdp_shared++] = optarg;
+			break;
+		case O_ORDERED:
+			o->replay_ordered = true;
 			break;
 		case O_HELP:
 		case 'h':
@@ -392,6 +400,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "inswitch: workers: %s\n", strerror(-rc));
 		goto out_workers;
 	}
+	if (o.replay_ordered && isw_dp.nb_workers != 1) {
+		fprintf(stderr,
+		        "inswitch: --replay-ordered needs one worker (-l with one lcore), "
+		        "not %u\n",
+		        isw_dp.nb_workers);
+		goto out_workers;
+	}
+	if (o.replay_ordered && isw_worker_ordered_init() < 0) {
+		fprintf(stderr, "inswitch: --replay-ordered: no mbuf timestamp field\n");
+		goto out_workers;
+	}
+	isw_dp.replay_ordered = o.replay_ordered;
 	if (o.mbufs == 0)
 		o.mbufs = isw_mbuf_default_count(&o.port);
 	isw_dp.pool = isw_mbuf_pool_create("isw-mbufs", o.mbufs,

@@ -3,6 +3,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
 #include "pipeline.h"
@@ -101,6 +102,22 @@ static void deliver_rx(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
 	isw_chain_run(w, rx_chain, m, 0);
 }
 
+/* One received frame into the chain (through the port's rx fault injection if on). */
+static inline void rx_one(struct isw_worker *w, const struct isw_chain *c, uint16_t port,
+                          const struct isw_fault_cfg *f, struct rte_mbuf *m)
+{
+	w->stats.port[port].rx_bytes += rte_pktmbuf_pkt_len(m);
+	struct isw_meta *meta = isw_meta(m);
+	meta->in_port = port;
+	meta->kind = 0;
+	if (unlikely(f->on)) {
+		rx_chain = c;
+		isw_fault_apply(w, f, port, ISW_DIR_RX, m, deliver_rx);
+		return;
+	}
+	isw_chain_run(w, c, m, 0);
+}
+
 static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t port, uint16_t queue,
                      uint64_t now)
 {
@@ -113,24 +130,69 @@ static void rx_queue(struct isw_worker *w, const struct isw_chain *c, uint16_t p
 		return;
 	w->moved = true;
 	w->last_active = now;
-	struct isw_port_stats *ps = &w->stats.port[port];
-	ps->rx_pkts += n;
+	w->stats.port[port].rx_pkts += n;
 	const struct isw_fault_cfg *f = &w->pconf->fault[port][ISW_DIR_RX];
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		ps->rx_bytes += rte_pktmbuf_pkt_len(m);
-		struct isw_meta *meta = isw_meta(m);
-		meta->in_port = port;
-		meta->kind = 0;
-		if (unlikely(f->on)) {
-			rx_chain = c;
-			isw_fault_apply(w, f, port, ISW_DIR_RX, m, deliver_rx);
-			continue;
-		}
-		isw_chain_run(w, c, m, 0);
+		rx_one(w, c, port, f, pkts[i]);
 	}
+	isw_dead_flush(w);
+}
+
+/*
+ * --replay-ordered: a k-way merge of the rx queues by capture timestamp. Each queue keeps its
+ * next frame aside; the earliest of them (the lowest queue on a tie) runs, alone, before the
+ * next is chosen. A queue that gives no frame has reached the end of its capture (net_pcap
+ * rx_pcap, without infinite_rx): it is not asked again.
+ */
+static struct {
+	int ts_off;
+	uint64_t ts_flag;
+	struct rte_mbuf *next[ISW_MAX_RXQ];
+	bool done[ISW_MAX_RXQ];
+} ordered = {.ts_off = -1};
+
+int isw_worker_ordered_init(void)
+{
+	int rc = rte_mbuf_dyn_rx_timestamp_register(&ordered.ts_off, &ordered.ts_flag);
+	return rc < 0 ? -rte_errno : 0;
+}
+
+/* A frame's capture time; a frame without one (not from a capture) comes first. */
+static inline uint64_t frame_ts(const struct rte_mbuf *m)
+{
+	if (!(m->ol_flags & ordered.ts_flag))
+		return 0;
+	return *RTE_MBUF_DYNFIELD(m, ordered.ts_off, const rte_mbuf_timestamp_t *);
+}
+
+static void rx_ordered(struct isw_worker *w, const struct isw_chain *c, uint64_t now)
+{
+	int best = -1;
+	uint64_t best_ts = 0;
+	for (uint16_t i = 0; i < w->nb_rxq; i++) {
+		const struct isw_rxq *q = &w->rxq[i];
+		if (ordered.next[i] == NULL && !ordered.done[i]) {
+			if (rte_eth_rx_burst(q->port, q->queue, &ordered.next[i], 1) == 0) {
+				ordered.done[i] = true;
+				continue;
+			}
+			w->stats.port[q->port].rx_pkts++;
+		}
+		if (ordered.next[i] != NULL && (best < 0 || frame_ts(ordered.next[i]) < best_ts)) {
+			best = i;
+			best_ts = frame_ts(ordered.next[i]);
+		}
+	}
+	if (best < 0)
+		return;
+	struct rte_mbuf *m = ordered.next[best];
+	ordered.next[best] = NULL;
+	w->moved = true;
+	w->last_active = now;
+	uint16_t port = w->rxq[best].port;
+	rx_one(w, c, port, &w->pconf->fault[port][ISW_DIR_RX], m);
 	isw_dead_flush(w);
 }
 
@@ -228,7 +290,9 @@ int isw_worker_main(void *arg)
 		uint64_t before = w->last_active;
 
 		drain_inbox(w, c, now);
-		if (likely(isw_dp.nb_workers == 1 || peers_have_room(w))) {
+		if (unlikely(isw_dp.replay_ordered)) {
+			rx_ordered(w, c, now);
+		} else if (likely(isw_dp.nb_workers == 1 || peers_have_room(w))) {
 			for (uint16_t i = 0; i < w->nb_rxq; i++)
 				rx_queue(w, c, w->rxq[i].port, w->rxq[i].queue, now);
 		} else {

@@ -85,6 +85,10 @@ struct isw_worker {
 	int tid;               /* the lcore thread's Linux thread id (0 before it runs) */
 } __rte_cache_aligned;
 
+/* --replay-ordered (one worker): registers the rx timestamp field the capture ports fill. 0 or
+ * -errno. */
+int isw_worker_ordered_init(void);
+
 /* Slow paths, out of line. */
 void isw_tx_flush(struct isw_worker *w, uint16_t port);
 void isw_tx_handoff(struct isw_worker *w, struct rte_mbuf *m, uint16_t port);

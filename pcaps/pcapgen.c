@@ -50,17 +50,22 @@ int writer_open(struct writer *w, const char *path)
 	return 0;
 }
 
-/* Frame n of a file is stamped TS_BASE + n * 10 us. */
-void writer_put(struct writer *w, const uint8_t *b, uint32_t len)
+void writer_put_nth(struct writer *w, const uint8_t *b, uint32_t len, uint64_t n)
 {
 	struct pcap_pkthdr h = {
-	        .ts.tv_sec = TS_BASE + (time_t)(w->n / 100000),
-	        .ts.tv_usec = (suseconds_t)(w->n % 100000) * 10,
+	        .ts.tv_sec = TS_BASE + (time_t)(n / 100000),
+	        .ts.tv_usec = (suseconds_t)(n % 100000) * 10,
 	        .caplen = len,
 	        .len = len,
 	};
 	pcap_dump((u_char *)w->d, &h, b);
 	w->n++;
+}
+
+/* Frame n of a file is stamped TS_BASE + n * 10 us. */
+void writer_put(struct writer *w, const uint8_t *b, uint32_t len)
+{
+	writer_put_nth(w, b, len, w->n);
 }
 
 int writer_close(struct writer *w)
@@ -847,6 +852,13 @@ static int scen_run(const struct scenario *s, void *model, FILE *manifest, struc
 	unsigned seen = 0;
 	int rc = 0;
 	bool more = true;
+	if (s->ordered) {
+		for (unsigned idx = 0; idx < s->nframes; idx++) {
+			s->build(f, idx);
+			s->process(model, f, idx, s->port_of(idx), 0, manifest);
+		}
+		return 0;
+	}
 	for (unsigned round = 0; more; round++) {
 		more = false;
 		for (unsigned p = 0; p < s->nports; p++) {
@@ -899,7 +911,7 @@ int scenario_write(const struct scenario *s, const char *dir, void *model, const
 			return 1;
 		for (unsigned i = 0; i < sp->n; i++) {
 			s->build(f, sp->idx[i]);
-			writer_put(&sp->win, f->b, f->len);
+			writer_put_nth(&sp->win, f->b, f->len, sp->idx[i]);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/frames.txt", dir);
@@ -1097,6 +1109,7 @@ static void usage(FILE *fp)
 	        "       %s syncagtr-bench OUT.pcap [--workers W] [--slots N] [--elems 64|256]\n"
 	        "                        [--config FILE]\n"
 	        "       %s atp DIR\n"
+	        "       %s atp-ports DIR\n"
 	        "       %s atp-bench OUT.pcap [--workers W] [--agtrs N] [--config FILE]\n"
 	        "       %s ask DIR\n"
 	        "       %s ask-bench OUT.pcap [--count N] [--dst MAC] [--src MAC] [--config FILE]\n"
@@ -1121,6 +1134,9 @@ static void usage(FILE *fp)
 	        "       64 (default) or 256 elements; tsi = frame number. The switch's config\n"
 	        "       (workers on port 1) goes to stdout, or to FILE with --config\n"
 	        "atp    the ATP golden scenario for 4 ports, files as for l2\n"
+	        "atp-ports\n"
+	        "       ATP with every worker and PS on its own port, for inswitch\n"
+	        "       --replay-ordered (inputs stamped in processing order), files as for l2\n"
 	        "atp-bench\n"
 	        "       ATP frames of app 1 from W workers (default 8) for aggregators\n"
 	        "       0..N-1 (default 455), each followed by the PS's ACK that frees it, so\n"
@@ -1136,7 +1152,7 @@ static void usage(FILE *fp)
 	        "       receiver on port 1) goes to stdout, or to FILE with --config\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -1163,6 +1179,8 @@ int main(int argc, char **argv)
 		return cmd_atp(argc - 2, argv + 2);
 	if (strcmp(argv[1], "atp-bench") == 0)
 		return cmd_atp_bench(argc - 2, argv + 2);
+	if (strcmp(argv[1], "atp-ports") == 0)
+		return cmd_atp_ports(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask") == 0)
 		return cmd_ask(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask-bench") == 0)

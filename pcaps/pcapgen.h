@@ -62,6 +62,9 @@ struct writer {
 
 int writer_open(struct writer *w, const char *path);
 void writer_put(struct writer *w, const uint8_t *b, uint32_t len);
+/* The same, stamped TS_BASE + n * 10 us: a scenario's inputs carry their place n in the
+ * processing order, the same on every port, so `inswitch --replay-ordered` replays them in it. */
+void writer_put_nth(struct writer *w, const uint8_t *b, uint32_t len, uint64_t n);
 int writer_close(struct writer *w);
 int write_text(const char *path, const char *text);
 int make_dir(const char *cmd, const char *dir);
@@ -79,6 +82,10 @@ struct scenario {
 	unsigned nports;
 	unsigned nframes;
 	unsigned (*port_of)(unsigned idx);
+	/* false: frames are processed in the order one worker with --burst GOLDEN_BURST takes
+	 * them (port 0's burst, port 1's, ...), which the table must follow; true: in table order
+	 * whatever their ports, as `inswitch --replay-ordered` replays them (golden.sh ordered). */
+	bool ordered;
 	void (*build)(struct frame *f, unsigned idx);
 	/* Frame idx, built in f, enters port in this round: report its outputs with
 	 * scenario_expect() and describe it in one manifest line. */
@@ -185,6 +192,7 @@ int cmd_syncagtr(int argc, char **argv);
 int cmd_syncagtr_bench(int argc, char **argv);
 int cmd_atp(int argc, char **argv);
 int cmd_atp_bench(int argc, char **argv);
+int cmd_atp_ports(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
 int cmd_ask_bench(int argc, char **argv);
 

@@ -468,6 +468,40 @@ static const struct at_spec at_frames[] = {
 
 #define AT_NFRAMES (sizeof(at_frames) / sizeof(at_frames[0]))
 
+/*
+ * atp-ports: every worker and PS on its own port, frames in the order they would meet on the
+ * wire: `inswitch --replay-ordered` takes them one at a time in this order (their capture
+ * timestamps), whatever their ports. The same apps as atp. What depends on that order: a PS
+ * ACK on port 3 between a completion and the aggregator's next claim from port 0, an ACK that
+ * ends an unfinished aggregation, and the second round of the same aggregator.
+ */
+/* clang-format off */
+static const struct at_spec at_frames_ports[] = {
+	{W(0, 1, 1, 10, 0), .base = 1, .step = 1, .what = "a1 seq 1 agtr 10 from w0 (port 0)"},
+	{W(1, 1, 1, 10, 1), .base = 0, .step = 100, .what = "a1 seq 1 agtr 10 from w1 (port 1)"},
+	{W(2, 1, 1, 10, 2), .base = 0, .step = -1, .what = "a1 seq 1 agtr 10 from w2 (port 2)"},
+	{W(0, 1, 2, 10, 0), .base = 2, .what = "a1 seq 2 agtr 10 from w0, before the ACK"},
+	{ACK(3, 1, 1, 10), .base = 3, .what = "ACK a1 seq 1 agtr 10 from the PS (port 3)"},
+	{W(0, 1, 2, 10, 0), .flag = ATP_F_RESEND, .base = 2,
+	 .what = "a1 seq 2 agtr 10 from w0, resent after the ACK"},
+	{W(0, 1, 2, 10, 0), .base = 2, .what = "a1 seq 2 agtr 10 from w0 after the ACK"},
+	{W(1, 1, 2, 10, 1), .base = 5, .what = "a1 seq 2 agtr 10 from w1"},
+	{W(2, 1, 2, 10, 2), .base = 7, .what = "a1 seq 2 agtr 10 from w2"},
+	{ACK(3, 1, 2, 10), .base = 14, .what = "ACK a1 seq 2 agtr 10 from the PS"},
+	{W(2, 2, 1, 50, 0), .base = 1, .step = 1, .what = "a2 seq 1 agtr 50 from w0 (port 2)"},
+	{ACK(1, 2, 1, 50), .base = 9, .what = "ACK a2 seq 1 agtr 50 from its PS0 (port 1), early"},
+	{W(0, 2, 1, 50, 1), .base = 10, .what = "a2 seq 1 agtr 50 from w1 (port 0)"},
+	{W(2, 2, 1, 50, 0), .base = 1, .step = 1, .what = "a2 seq 1 agtr 50 from w0 again"},
+	{ACK(1, 2, 1, 50), .base = 11, .what = "ACK a2 seq 1 agtr 50 from its PS0"},
+	{W(3, 1, 3, 11, 0), .base = 1, .what = "a1 seq 3 agtr 11 from the PS port"},
+	{ACK(0, 1, 3, 11), .base = 1, .what = "ACK a1 seq 3 agtr 11 on a worker port"},
+	{W(1, 1, 2, 10, 1), .flag = ATP_F_RESEND, .base = 5,
+	 .what = "a1 seq 2 agtr 10 from w1, resent after its ACK"},
+	{.port = 2, .kind = AK_UDP, .dst = 1, .len = 98, .what = "IPv4 UDP to host 1 (port 0)"},
+};
+/* clang-format on */
+#define AT_NFRAMES_PORTS (sizeof(at_frames_ports) / sizeof(at_frames_ports[0]))
+
 static int32_t at_value(const struct at_spec *s, unsigned j)
 {
 	if (s->pat != VP_LIN && j < 8)
@@ -569,14 +603,17 @@ struct at_ctx {
 	struct scenario_out o;
 };
 
+/* The table of the scenario being written (at_frames or at_frames_ports). */
+static const struct at_spec *at_table;
+
 static unsigned at_port_of(unsigned idx)
 {
-	return at_frames[idx].port;
+	return at_table[idx].port;
 }
 
 static void at_build_idx(struct frame *f, unsigned idx)
 {
-	at_build(f, &at_frames[idx], idx);
+	at_build(f, &at_table[idx], idx);
 }
 
 static void at_process(void *model, const struct frame *f, unsigned idx, unsigned port,
@@ -584,8 +621,7 @@ static void at_process(void *model, const struct frame *f, unsigned idx, unsigne
 {
 	struct at_ctx *c = model;
 	at_expect(&c->m, f, port, &c->o);
-	scenario_report(manifest, at_frames[idx].port, idx, round, f, at_frames[idx].what, 58,
-	                &c->o);
+	scenario_report(manifest, port, idx, round, f, at_table[idx].what, 58, &c->o);
 }
 
 static int at_write_config(const char *dir)
@@ -661,6 +697,41 @@ int cmd_atp(int argc, char **argv)
 	        "PS0 on port 3; a2 = app 2: 2 workers behind\n# ports 2 0, PS0 on port 1, PS1 on "
 	        "port 3. Pool of %u aggregators. v0, v61: first and last value out (signed).\n",
 	        GOLDEN_BURST, AT_POOL);
+	at_table = at_frames;
+	int rc = scenario_write(&scen, argv[0], c, header);
+	free(c);
+	return rc;
+}
+
+int cmd_atp_ports(int argc, char **argv)
+{
+	static const struct scenario scen = {
+	        .name = "atp-ports",
+	        .nports = AT_PORTS,
+	        .nframes = AT_NFRAMES_PORTS,
+	        .port_of = at_port_of,
+	        .ordered = true,
+	        .build = at_build_idx,
+	        .process = at_process,
+	        .write_config = at_write_config,
+	};
+	if (argc != 1 || strncmp(argv[0], "--", 2) == 0) {
+		fprintf(stderr, "usage: %s atp-ports DIR\n", prog);
+		return 2;
+	}
+	struct at_ctx *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return 1;
+	char header[1024];
+	snprintf(header, sizeof(header),
+	         "# Input frames of the atp-ports golden scenario in the order the switch takes them "
+	         "with\n# --replay-ordered (their capture timestamps), what each must do and where "
+	         "its outputs go.\n# Written by `pcapgen atp-ports`; do not edit. a1 = app 1: 3 "
+	         "workers (w0..w2) behind ports 0 1 2,\n# PS0 on port 3; a2 = app 2: 2 workers "
+	         "behind ports 2 0, PS0 on port 1, PS1 on port 3. Pool of %u\n# aggregators. v0, "
+	         "v61: first and last value out (signed).\n",
+	         AT_POOL);
+	at_table = at_frames_ports;
 	int rc = scenario_write(&scen, argv[0], c, header);
 	free(c);
 	return rc;

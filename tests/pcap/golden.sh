@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Pcap golden test: runs the real inswitch on net_pcap ports, one per DIR/in-pN.pcap, with
-# DIR/config as its start-up commands, one worker and --burst 32 (the order model pcapgen's
-# expectations assume), and compares what left each port with DIR/expect-pN.pcap.
+# DIR/config as its start-up commands and one worker, and compares what left each port with
+# DIR/expect-pN.pcap. MODE burst (the default): --burst 32, the order model pcapgen's
+# expectations assume (port 0's burst, port 1's, ...); MODE ordered: --replay-ordered, every
+# frame of every port one at a time in capture timestamp order (pcapgen stamps a scenario's
+# inputs with their place in its processing order).
 #
-#   golden.sh INSWITCH PCAPGEN PCAPCMP SCENARIO_DIR
+#   golden.sh INSWITCH PCAPGEN PCAPCMP SCENARIO_DIR [burst|ordered]
 #
 # PCAPGEN is not used here (tests/pcap/fresh.sh checks the scenario is what pcapgen makes); it
 # is accepted so every pcap test takes the same arguments. Exit 0 when every port matches.
@@ -14,13 +17,18 @@ set -euo pipefail
 
 DAEMON_TIMEOUT=30 # seconds
 
-if [[ $# -ne 4 ]]; then
-	echo "usage: $0 INSWITCH PCAPGEN PCAPCMP SCENARIO_DIR" >&2
+if [[ $# -ne 4 && $# -ne 5 ]]; then
+	echo "usage: $0 INSWITCH PCAPGEN PCAPCMP SCENARIO_DIR [burst|ordered]" >&2
 	exit 2
 fi
 inswitch=$1
 pcapcmp=$3
 dir=$4
+case ${5:-burst} in
+burst) order=(--burst 32) ;;
+ordered) order=(--replay-ordered) ;;
+*) echo "golden: mode $5: burst or ordered" >&2; exit 2 ;;
+esac
 
 for f in "$inswitch" "$pcapcmp"; do
 	[[ -x $f ]] || { echo "golden: $f is not an executable" >&2; exit 2; }
@@ -54,12 +62,12 @@ for ((p = 0; p < nports; p++)); do
 	vdevs+=(--vdev "net_pcap$p,rx_pcap=$dir/in-p$p.pcap,tx_pcap=$tmp/out-p$p.pcap")
 done
 
-echo "golden: $(basename "$dir"): $nports ports, $inswitch"
+echo "golden: $(basename "$dir"): $nports ports, ${order[*]}, $inswitch"
 rc=0
 timeout --kill-after=5 "$DAEMON_TIMEOUT" \
 	"$inswitch" --no-huge -m 512 --no-pci -l 0 '--log-level=*:warning' --file-prefix "$prefix" \
 	"${vdevs[@]}" \
-	-- --config "$dir/config" --burst 32 --exit-when-idle 300 --ctl "$tmp/ctl.sock" \
+	-- --config "$dir/config" "${order[@]}" --exit-when-idle 300 --ctl "$tmp/ctl.sock" \
 	>"$tmp/inswitch.log" 2>&1 || rc=$?
 
 fail=0
