@@ -51,23 +51,29 @@
 # worker (1w-fc over 1w-l2), divided by the share handed off. With two workers the control
 # thread and this script share their CPUs: take the figures as one run's, on a noisy VM.
 #
-# usage: bench/handoff.sh [--runs N] [--seconds S] [--build DIR]     (root; sudo otherwise)
+# Besides the report (stdout), OUT/handoff.png (gnuplot, OUT = bench/out or --out DIR): the
+# scaling, every case's rate over its pipeline's one-worker case, with lines at 1 and 2.
+#
+# usage: bench/handoff.sh [--runs N] [--seconds S] [--build DIR] [--out DIR]  (root; sudo otherwise)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=3
 SECONDS_=3
 BUILD=$ROOT/build
+OUT=$ROOT/bench/out
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=$2; shift 2 ;;
 	--seconds) SECONDS_=$2; shift 2 ;;
 	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
-	*) echo "usage: bench/handoff.sh [--runs N] [--seconds S] [--build DIR]" >&2; exit 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	*) echo "usage: bench/handoff.sh [--runs N] [--seconds S] [--build DIR] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo "$0" --runs "$RUNS" --seconds "$SECONDS_" --build "$BUILD"
+	exec sudo "$0" --runs "$RUNS" --seconds "$SECONDS_" --build "$BUILD" --out "$OUT"
 fi
+mkdir -p "$OUT"
 for b in inswitch bench/inswitch-bench; do
 	[ -x "$BUILD/$b" ] || { echo "handoff: no $BUILD/$b (scripts/build.sh first)" >&2; exit 1; }
 done
@@ -254,3 +260,30 @@ jq -rs '
 	  "time shares of the first run of each case (stats show, per worker):",
 	  ($m | to_entries[] | "  \(.key): \(.value.shares | map(tostring) | join(" "))")
 ' "$TMP/results.jsonl"
+
+# The scaling plot: each case over its pipeline's one-worker case (1w-l2 for 2w-l2, ...).
+if command -v gnuplot >/dev/null; then
+	jq -rs 'def median: sort | if length % 2 == 1 then .[length / 2 | floor]
+	                         else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		group_by(.case) | map({c: .[0].case, m: (map(.mpps) | median)}) as $cs
+		| ($cs | map({key: .c, value: .m}) | from_entries) as $m
+		| $cs[] | select(.c | startswith("2w-"))
+		| (.c | split("-")[1]) as $f
+		| [.c, (.m / $m["1w-" + $f] * 100 | round / 100)] | @tsv' \
+		"$TMP/results.jsonl" >"$TMP/scaling.tsv"
+	gnuplot <<EOF || log "gnuplot failed"
+set terminal pngcairo size 1100,560 noenhanced
+set output "$OUT/handoff.png"
+set datafile separator "\t"
+set title "Two workers against one: each case's rate over its pipeline's one-worker case ($RUNS runs, median)"
+set style data histogram
+set style fill solid 0.6
+set boxwidth 0.8
+set grid ytics
+set yrange [0:2.4]
+set xtics rotate by -30
+set ylabel "x one worker"
+plot "$TMP/scaling.tsv" using 2:xtic(1) notitle lc rgb "#4472c4", 1 title "one worker" lc rgb "#888888" dt 2, 2 title "linear" lc rgb "#70ad47" dt 2
+EOF
+	log "plot: $OUT/handoff.png"
+fi

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "dp.h"
+#include "eal.h"
 #include "isw_test.h"
 #include "pipeline.h"
 #include "pre.h"
@@ -28,6 +29,10 @@ int isw_test_eal(const char *name, uint16_t nb_ports)
 		fprintf(stderr, "%s: EAL init failed\n", name);
 		return -1;
 	}
+	/* EAL's runtime directory goes at exit (after the test's rte_eal_cleanup()), as the
+	 * daemon's does. */
+	isw_eal_note_runtime_dir();
+	atexit(isw_eal_leave);
 	isw_dp.pool = rte_pktmbuf_pool_create(
 	        "test", 1023, 0, RTE_ALIGN(sizeof(struct isw_meta), RTE_MBUF_PRIV_ALIGN),
 	        RTE_MBUF_DEFAULT_BUF_SIZE, 0);
