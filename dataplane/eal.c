@@ -75,6 +75,30 @@ int isw_eal_args_split(int argc, char **argv, char ***eal_argv, char *err, size_
 				rc = note(eal.allow, &eal.nb_allow, s + 2, err, errlen);
 		}
 	}
+	/* EAL picks the IOVA mode before the vdevs exist (they are created after it): a driver
+	 * that needs VA, virtio_user's, would then be refused; ask for VA when one is given and
+	 * the user did not choose. */
+	bool iova = false, needs_va = false;
+	for (int i = 0; i < n && strcmp(v[i], "--") != 0; i++)
+		iova |= strncmp(v[i], "--iova-mode", 11) == 0;
+	for (unsigned i = 0; i < eal.nb_vdev; i++)
+		needs_va |= strncmp(eal.vdev[i], "net_virtio_user", 15) == 0 ||
+		            strncmp(eal.vdev[i], "virtio_user", 11) == 0;
+	if (rc == 0 && needs_va && !iova) {
+		char **w = realloc(v, ((size_t)n + 2) * sizeof(*v));
+		if (w == NULL) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		} else {
+			v = w;
+			int k = 0;
+			while (k < n && strcmp(v[k], "--") != 0)
+				k++;
+			memmove(v + k + 1, v + k, (size_t)(n - k + 1) * sizeof(*v));
+			v[k] = (char *)(uintptr_t)"--iova-mode=va";
+			n++;
+		}
+	}
 	if (rc < 0) {
 		free(v);
 		return rc;
@@ -131,7 +155,9 @@ static int vdev_create(const char *arg, char *err, size_t errlen)
 	}
 	int rc = rte_vdev_init(name, args);
 	if (f != NULL) {
-		rte_openlog_stream(t.out == stderr ? NULL : t.out);
+		/* Back to EAL's own stream (inswitch never sets one): keeping t.out as the
+		 * log file would leave it pointing at that stream once EAL closes it. */
+		rte_openlog_stream(NULL);
 		fclose(f);
 	}
 	while (t.len > 0 && (t.msg[t.len - 1] == ' ' || t.msg[t.len - 1] == ';'))
@@ -141,10 +167,17 @@ static int vdev_create(const char *arg, char *err, size_t errlen)
 		snprintf(err, errlen, "--vdev %s: the device is not an Ethernet port", arg);
 		return -ENODEV;
 	}
-	if (rc < 0)
+	if (rc == 0)
+		return 0;
+	/* DPDK 22.11 returns -1 and logs nothing for a name no driver has. */
+	if (t.len == 0 && rc == -1)
+		snprintf(err, errlen,
+		         "--vdev %s: no driver named %.*s (dpdk-pmdinfo.py lists the installed ones)",
+		         arg, (int)strcspn(name, "0123456789"), name);
+	else
 		snprintf(err, errlen, "--vdev %s: the device could not be created: %s", arg,
-		         t.len ? t.msg : rte_strerror(-rc));
-	return rc < 0 ? rc : 0;
+		         t.len ? t.msg : rte_strerror(rc < 0 ? -rc : EINVAL));
+	return rc < 0 ? rc : -EINVAL;
 }
 
 /* Is some port on the device EAL was allowed to probe (a PCI address with or without its

@@ -506,10 +506,10 @@ out_ports:
 out_workers:
 	rc = 1;
 out_free:
+	isw_eal_capture_fini(); /* before the workers' RCU goes (callback removal waits on it) */
 	rte_mempool_free(isw_dp.pool);
 	workers_free();
 	free(isw_dp.pconf);
-	isw_eal_capture_fini();
 	rte_eal_cleanup();
 	isw_xdp_fini();
 	isw_eal_leave();

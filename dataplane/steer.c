@@ -52,7 +52,7 @@ struct rss_port {
 	uint16_t key_len;
 	uint16_t reta_size;
 	uint16_t *base; /* the table as the port started with it */
-	uint16_t *cur;  /* as last written, NULL while it is base */
+	uint16_t *cur;  /* as last written, NULL until the first write */
 };
 
 /* Where RSS puts one sender of a rule, on one port. */
@@ -298,10 +298,11 @@ static void rss_note(struct rule *ru, const char *fail)
 	if (ru->queue < 0 || isw_port_info(ru->port)->nb_rxq < 2)
 		return; /* the note says why nothing can steer it */
 	if (fail != NULL || ru->placed == 0) {
-		snprintf(ru->note + n, sizeof(ru->note) - n, "%sRSS: %s", n ? "; " : "",
-		         fail != NULL ? fail
-		                      : "every sender shares a table entry with another "
-		                        "worker's: handed off");
+		const char *why = fail != NULL ? fail
+		                  : ru->shared ? "every sender shares a table entry with another "
+		                                 "worker's: handed off"
+		                               : "no destination address and port to hash";
+		snprintf(ru->note + n, sizeof(ru->note) - n, "%sRSS: %s", n ? "; " : "", why);
 		return;
 	}
 	ru->how = HOW_RSS;

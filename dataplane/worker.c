@@ -167,6 +167,25 @@ static inline uint64_t frame_ts(const struct rte_mbuf *m)
 	return *RTE_MBUF_DYNFIELD(m, ordered.ts_off, const rte_mbuf_timestamp_t *);
 }
 
+/* The held frames in timestamp order, at a stop: they were received, so they run. */
+static void ordered_flush(struct isw_worker *w, const struct isw_chain *c)
+{
+	for (;;) {
+		int best = -1;
+		for (uint16_t i = 0; i < w->nb_rxq; i++)
+			if (ordered.next[i] != NULL &&
+			    (best < 0 || frame_ts(ordered.next[i]) < frame_ts(ordered.next[best])))
+				best = i;
+		if (best < 0)
+			return;
+		struct rte_mbuf *m = ordered.next[best];
+		ordered.next[best] = NULL;
+		uint16_t port = w->rxq[best].port;
+		rx_one(w, c, port, &w->pconf->fault[port][ISW_DIR_RX], m);
+		isw_dead_flush(w);
+	}
+}
+
 static void rx_ordered(struct isw_worker *w, const struct isw_chain *c, uint64_t now)
 {
 	int best = -1;
@@ -175,7 +194,10 @@ static void rx_ordered(struct isw_worker *w, const struct isw_chain *c, uint64_t
 		const struct isw_rxq *q = &w->rxq[i];
 		if (ordered.next[i] == NULL && !ordered.done[i]) {
 			if (rte_eth_rx_burst(q->port, q->queue, &ordered.next[i], 1) == 0) {
-				ordered.done[i] = true;
+				/* The end of its capture, unless the driver had no mbuf to
+				 * fill (net_pcap then returns nothing too): then ask again. */
+				ordered.done[i] = rte_mempool_avail_count(isw_dp.pool) >
+				                  ISW_BURST_MAX;
 				continue;
 			}
 			w->stats.port[q->port].rx_pkts++;
@@ -341,6 +363,8 @@ void isw_worker_drain(struct isw_worker *w)
 {
 	const struct isw_chain *c = ISW_RCU_LOAD(isw_chain_current);
 	w->pconf = ISW_RCU_LOAD(isw_dp.pconf);
+	if (isw_dp.replay_ordered)
+		ordered_flush(w, c);
 	flush_faults(w, c, true);
 	drain_inbox(w, c, rte_get_tsc_cycles());
 	isw_shape_run(w, rte_get_tsc_cycles(), true);

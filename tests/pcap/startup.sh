@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start-up honours exactly the devices asked for, and a stop leaves nothing behind (docs/ops.md):
 #   (a) a --vdev whose driver fails (net_pcap with a missing rx_pcap) stops start-up with a
-#       non-zero status, naming the device and what its driver said; alone, and before a good one
+#       non-zero status, naming the device and what its driver said; alone, and before a good
+#       one; a mistyped driver name is said to be one
 #   (b) -a naming a device that does not probe (a PCI address with --no-pci) stops start-up
 #   (c) good devices become ports 0, 1, 2 in the order given
 #   (d) a normal stop removes EAL's runtime directory, which exists while it runs
@@ -38,6 +39,7 @@ refused "--vdev net_pcap0,rx_pcap=$tmp/nosuch.pcap --vdev net_null1" \
 	"--vdev net_pcap0.*could not be created"
 refused "--vdev net_null0 --vdev=net_pcap1,rx_pcap=$tmp/nosuch.pcap --vdev net_null2" \
 	"--vdev net_pcap1.*could not be created"
+refused "--vdev net_nul0" "--vdev net_nul0: no driver named net_nul"
 
 echo "(b) -a naming a device that does not probe"
 refused "-a 0000:99:00.0 --vdev net_null0" "-a 0000:99:00.0: the device did not become a port"
