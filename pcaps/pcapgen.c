@@ -990,6 +990,7 @@ static void l2_describe(FILE *fp, const struct l2_spec *s, unsigned idx, unsigne
 struct l2_in {
 	const struct l2_spec *s;
 	struct frame f;
+	unsigned order; /* its place in the processing order (l2_run) */
 };
 
 struct l2_port {
@@ -1001,7 +1002,7 @@ struct l2_port {
 /* Runs the order model: each round takes up to GOLDEN_BURST frames from port 0, then port 1 ... */
 static void l2_run(struct l2_port *ports, FILE *manifest)
 {
-	unsigned round, p, k, q;
+	unsigned round, p, k, q, seen = 0;
 	const char *why;
 	uint32_t mask;
 	bool more = true;
@@ -1012,8 +1013,9 @@ static void l2_run(struct l2_port *ports, FILE *manifest)
 			struct l2_port *lp = &ports[p];
 
 			for (k = 0; k < GOLDEN_BURST && lp->next < lp->n; k++, lp->next++) {
-				const struct l2_in *in = &lp->in[lp->next];
+				struct l2_in *in = &lp->in[lp->next];
 
+				in->order = seen++;
 				mask = l2_expect(in->f.b, in->f.len, p, &why);
 				l2_describe(manifest, in->s, lp->next, round, &in->f, mask, why);
 				for (q = 0; q < L2_PORTS; q++)
@@ -1081,10 +1083,12 @@ static int cmd_l2(int argc, char **argv)
 	        GOLDEN_BURST);
 	if (l2_open(ports, argv[0]) != 0)
 		return 1;
+	l2_run(ports, manifest);
+	/* Each input stamped with its place in the processing order, as scenario_write() does. */
 	for (p = 0; p < L2_PORTS; p++)
 		for (i = 0; i < ports[p].n; i++)
-			writer_put(&ports[p].win, ports[p].in[i].f.b, ports[p].in[i].f.len);
-	l2_run(ports, manifest);
+			writer_put_nth(&ports[p].win, ports[p].in[i].f.b, ports[p].in[i].f.len,
+			               ports[p].in[i].order);
 	for (p = 0; p < L2_PORTS; p++) {
 		rc |= writer_close(&ports[p].win);
 		rc |= writer_close(&ports[p].wout);
