@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -95,7 +96,7 @@ int isw_eal_args_split(int argc, char **argv, char ***eal_argv, char *err, size_
 			while (k < n && strcmp(v[k], "--") != 0)
 				k++;
 			memmove(v + k + 1, v + k, (size_t)(n - k + 1) * sizeof(*v));
-			v[k] = (char *)(uintptr_t)"--iova-mode=va";
+			v[k] = (char *)(uintptr_t) "--iova-mode=va";
 			n++;
 		}
 	}
@@ -115,11 +116,11 @@ static void dev_name(const char *arg, char *name, size_t len)
 	snprintf(name, len, "%.*s", (int)(k < len ? k : len - 1), arg);
 }
 
-/* Keeps the error messages a driver logs while it probes (and logs them as usual). */
+/* Keeps the error messages logged meanwhile (and logs them as usual), one a line. */
 struct tee {
 	FILE *out;
-	char msg[400];
-	size_t len;
+	char *msg;
+	size_t cap, len;
 };
 
 static ssize_t tee_write(void *cookie, const char *s, size_t n)
@@ -128,40 +129,76 @@ static ssize_t tee_write(void *cookie, const char *s, size_t n)
 	fwrite(s, 1, n, t->out);
 	if (rte_log_cur_msg_loglevel() > (int)RTE_LOG_ERR)
 		return (ssize_t)n;
-	for (size_t i = 0; i < n && t->len + 3 < sizeof(t->msg); i++) {
-		if (s[i] == '\n') {
-			if (i + 1 < n || t->len == 0)
-				continue;
-			memcpy(t->msg + t->len, "; ", 2);
-			t->len += 2;
-		} else {
-			t->msg[t->len++] = s[i];
-		}
-	}
+	for (size_t i = 0; i < n && t->len + 1 < t->cap; i++)
+		t->msg[t->len++] = s[i];
 	t->msg[t->len] = '\0';
 	return (ssize_t)n;
 }
 
+/* Sends the log through t until tee_end(); false if it cannot (nothing is kept then). */
+static bool tee_begin(struct tee *t, FILE **f)
+{
+	t->out = rte_log_get_stream();
+	t->len = 0;
+	t->msg[0] = '\0';
+	*f = fopencookie(t, "w", (cookie_io_functions_t){.write = tee_write});
+	if (*f == NULL)
+		return false;
+	setvbuf(*f, NULL, _IONBF, 0);
+	rte_openlog_stream(*f);
+	return true;
+}
+
+static void tee_end(FILE *f)
+{
+	/* Back to EAL's own stream (inswitch never sets one): keeping the earlier one as the
+	 * log file would leave it pointing at a stream EAL closes at cleanup. */
+	rte_openlog_stream(NULL);
+	fclose(f);
+}
+
+/* The kept lines that contain key (all of them for NULL), joined by "; " into out. */
+static size_t tee_lines(const char *msg, const char *key, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (const char *l = msg; *l != '\0';) {
+		size_t k = strcspn(l, "\n");
+		bool want = key == NULL;
+		for (size_t i = 0; !want && key[0] != '\0' && i + strlen(key) <= k; i++)
+			want = strncasecmp(l + i, key, strlen(key)) == 0;
+		if (want && k > 0 && n + 3 < len)
+			n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? "; " : "", (int)k, l);
+		l += k + (l[k] == '\n');
+	}
+	return n < len ? n : len - 1;
+}
+
+static char init_msg[4096];
+
+int isw_eal_init(int argc, char **argv)
+{
+	struct tee t = {.msg = init_msg, .cap = sizeof(init_msg)};
+	FILE *f;
+	bool tee = tee_begin(&t, &f);
+	int n = rte_eal_init(argc, argv);
+	if (tee)
+		tee_end(f);
+	return n;
+}
+
 static int vdev_create(const char *arg, char *err, size_t errlen)
 {
-	char name[RTE_DEV_NAME_MAX_LEN];
+	char name[RTE_DEV_NAME_MAX_LEN], buf[400], why[400];
 	dev_name(arg, name, sizeof(name));
 	const char *args = arg[strlen(name)] == ',' ? arg + strlen(name) + 1 : "";
-	struct tee t = {.out = rte_log_get_stream()};
-	FILE *f = fopencookie(&t, "w", (cookie_io_functions_t){.write = tee_write});
-	if (f != NULL) {
-		setvbuf(f, NULL, _IONBF, 0);
-		rte_openlog_stream(f);
-	}
+	struct tee t = {.msg = buf, .cap = sizeof(buf)};
+	FILE *f;
+	bool tee = tee_begin(&t, &f);
 	int rc = rte_vdev_init(name, args);
-	if (f != NULL) {
-		/* Back to EAL's own stream (inswitch never sets one): keeping t.out as the
-		 * log file would leave it pointing at that stream once EAL closes it. */
-		rte_openlog_stream(NULL);
-		fclose(f);
-	}
-	while (t.len > 0 && (t.msg[t.len - 1] == ' ' || t.msg[t.len - 1] == ';'))
-		t.msg[--t.len] = '\0';
+	if (tee)
+		tee_end(f);
+	size_t nwhy = tee ? tee_lines(t.msg, NULL, why, sizeof(why)) : 0;
 	uint16_t port;
 	if (rc == 0 && rte_eth_dev_get_port_by_name(name, &port) != 0) {
 		snprintf(err, errlen, "--vdev %s: the device is not an Ethernet port", arg);
@@ -170,13 +207,14 @@ static int vdev_create(const char *arg, char *err, size_t errlen)
 	if (rc == 0)
 		return 0;
 	/* DPDK 22.11 returns -1 and logs nothing for a name no driver has. */
-	if (t.len == 0 && rc == -1)
+	if (nwhy == 0 && rc == -1)
 		snprintf(err, errlen,
-		         "--vdev %s: no driver named %.*s (dpdk-pmdinfo.py lists the installed ones)",
+		         "--vdev %s: no driver named %.*s (dpdk-pmdinfo.py lists the installed "
+		         "ones)",
 		         arg, (int)strcspn(name, "0123456789"), name);
 	else
 		snprintf(err, errlen, "--vdev %s: the device could not be created: %s", arg,
-		         t.len ? t.msg : rte_strerror(rc < 0 ? -rc : EINVAL));
+		         nwhy ? why : rte_strerror(rc < 0 ? -rc : EINVAL));
 	return rc < 0 ? rc : -EINVAL;
 }
 
@@ -203,15 +241,32 @@ static bool allowed_probed(const char *arg)
 	return false;
 }
 
+/* Why an allowed device is not a port: what EAL said of it, or what it could not have. */
+static void allowed_why(const char *arg, char *why, size_t len)
+{
+	char name[RTE_DEV_NAME_MAX_LEN];
+	dev_name(arg, name, sizeof(name));
+	bool no_pci = false;
+	for (char **a = eal.argv; a != NULL && *a != NULL && strcmp(*a, "--") != 0; a++)
+		no_pci |= strcmp(*a, "--no-pci") == 0;
+	if (tee_lines(init_msg, name, why, len) > 0)
+		return;
+	if (no_pci)
+		snprintf(why, len, "--no-pci is given: EAL probes no PCI device");
+	else
+		snprintf(why, len,
+		         "EAL said nothing of it: is it bound to a DPDK driver "
+		         "(dpdk-devbind.py --status)?");
+}
+
 int isw_eal_devices_create(char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < eal.nb_allow; i++)
 		if (!allowed_probed(eal.allow[i])) {
-			snprintf(
-			        err, errlen,
-			        "-a %s: the device did not become a port (EAL's messages above say "
-			        "why: no driver, or the driver failed)",
-			        eal.allow[i]);
+			char why[400];
+			allowed_why(eal.allow[i], why, sizeof(why));
+			snprintf(err, errlen, "-a %s: the device did not become a port: %s",
+			         eal.allow[i], why);
 			return -ENODEV;
 		}
 	for (unsigned i = 0; i < eal.nb_vdev; i++) {

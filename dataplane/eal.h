@@ -21,6 +21,10 @@
  */
 int isw_eal_args_split(int argc, char **argv, char ***eal_argv, char *err, size_t errlen);
 
+/* rte_eal_init(), keeping the error messages it logs (they explain an -a device that did
+ * not become a port). */
+int isw_eal_init(int argc, char **argv);
+
 /*
  * After rte_eal_init(): creates the --vdev devices in order, each becoming the next port, and
  * checks that every -a/--allow device became a port. 0, or -errno with err naming the device

@@ -372,7 +372,7 @@ int main(int argc, char **argv)
 		isw_xdp_fini();
 		return 1;
 	}
-	int n = rte_eal_init(argc, argv);
+	int n = isw_eal_init(argc, argv);
 	t_eal = mono_s();
 	if (n < 0) {
 		fprintf(stderr, "inswitch: EAL initialisation failed: %s\n",

@@ -42,7 +42,8 @@ refused "--vdev net_null0 --vdev=net_pcap1,rx_pcap=$tmp/nosuch.pcap --vdev net_n
 refused "--vdev net_nul0" "--vdev net_nul0: no driver named net_nul"
 
 echo "(b) -a naming a device that does not probe"
-refused "-a 0000:99:00.0 --vdev net_null0" "-a 0000:99:00.0: the device did not become a port"
+refused "-a 0000:99:00.0 --vdev net_null0" \
+	"-a 0000:99:00.0: the device did not become a port: --no-pci is given"
 
 echo "(c) ports in the order given"
 rundir=/var/run/dpdk/$prefix
