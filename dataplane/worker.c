@@ -196,8 +196,8 @@ static void rx_ordered(struct isw_worker *w, const struct isw_chain *c, uint64_t
 			if (rte_eth_rx_burst(q->port, q->queue, &ordered.next[i], 1) == 0) {
 				/* The end of its capture, unless the driver had no mbuf to
 				 * fill (net_pcap then returns nothing too): then ask again. */
-				ordered.done[i] = rte_mempool_avail_count(isw_dp.pool) >
-				                  ISW_BURST_MAX;
+				ordered.done[i] =
+				        rte_mempool_avail_count(isw_dp.pool) > ISW_BURST_MAX;
 				continue;
 			}
 			w->stats.port[q->port].rx_pkts++;

@@ -724,7 +724,8 @@ int cmd_atp_ports(int argc, char **argv)
 		return 1;
 	char header[1024];
 	snprintf(header, sizeof(header),
-	         "# Input frames of the atp-ports golden scenario in the order the switch takes them "
+	         "# Input frames of the atp-ports golden scenario in the order the switch takes "
+	         "them "
 	         "with\n# --replay-ordered (their capture timestamps), what each must do and where "
 	         "its outputs go.\n# Written by `pcapgen atp-ports`; do not edit. a1 = app 1: 3 "
 	         "workers (w0..w2) behind ports 0 1 2,\n# PS0 on port 3; a2 = app 2: 2 workers "

@@ -34,6 +34,23 @@ wait_ctl() {
 	fail "no control socket after 10 s"
 }
 
+# wait_tx PORT N [WHAT]: until the daemon ($pid, $tmp/ctl.sock, $ctl) has sent N packets out
+# of PORT; fails, with its stats, if it exits first or has not after 30 s.
+wait_tx() {
+	local tx=0
+	# shellcheck disable=SC2154 # $ctl is the sourcing test's
+	: "${ctl:?}"
+	for _ in $(seq 300); do
+		tx=$("$ctl" -s "$tmp/ctl.sock" --json stats show 2>/dev/null |
+			jq ".ports[$1].tx_pkts" || echo 0)
+		[ "$tx" = "$2" ] && return
+		kill -0 "$pid" 2>/dev/null || fail "${3:+$3: }inswitch exited"
+		sleep 0.1
+	done
+	"$ctl" -s "$tmp/ctl.sock" stats show || true
+	fail "${3:+$3: }port $1 sent $tx of $2 packets"
+}
+
 fail() {
 	echo "FAIL: $*"
 	cat "$tmp/log" || true

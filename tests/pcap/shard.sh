@@ -31,14 +31,7 @@ echo "l2 add 02:00:00:00:00:02 2" >"$tmp/cfg"
 pid=$!
 
 total=$((2 * PER_FILE))
-for _ in $(seq 300); do
-	tx=$("$ctl" -s "$tmp/ctl.sock" --json stats show 2>/dev/null | jq '.ports[2].tx_pkts' ||
-		echo 0)
-	[ "$tx" = "$total" ] && break
-	kill -0 "$pid" 2>/dev/null || fail "inswitch exited"
-	sleep 0.1
-done
-[ "$tx" = "$total" ] || { "$ctl" -s "$tmp/ctl.sock" stats show; fail "port 2 sent $tx of $total packets"; }
+wait_tx 2 "$total"
 
 stats=$("$ctl" -s "$tmp/ctl.sock" --json stats show)
 fc=$("$ctl" -s "$tmp/ctl.sock" --json flowcount show 4096)

@@ -27,7 +27,7 @@ python3 "$(dirname "$0")/../../pcaps/split_frames.py" "$tmp/sa.pcap" "$tmp/sa" 4
 # run NAME CONFIG: the daemon on the split inputs until every replica left by port 2; prints
 # stats show --json to $tmp/NAME.stats and steer show --json to $tmp/NAME.steer.
 run() {
-	local name=$1 cfg=$2 tx=0
+	local name=$1 cfg=$2
 	rm -f "$tmp/ctl.sock"
 	"$inswitch" --no-huge -m 512 --no-pci -l 0-1 --no-shconf --file-prefix "isw-steer-$$" \
 		--log-level='*:warning' \
@@ -37,14 +37,7 @@ run() {
 		-- --ctl "$tmp/ctl.sock" --config "$cfg" --pipeline syncagtr --strict \
 		>"$tmp/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		tx=$("$ctl" -s "$tmp/ctl.sock" --json stats show 2>/dev/null |
-			jq '.ports[2].tx_pkts' || echo 0)
-		[ "$tx" = 4096 ] && break
-		kill -0 "$pid" 2>/dev/null || fail "$name: inswitch exited"
-		sleep 0.1
-	done
-	[ "$tx" = 4096 ] || fail "$name: port 2 sent $tx of 4096 replicas"
+	wait_tx 2 4096 "$name"
 	"$ctl" -s "$tmp/ctl.sock" --json stats show >"$tmp/$name.stats"
 	"$ctl" -s "$tmp/ctl.sock" --json steer show >"$tmp/$name.steer"
 	"$ctl" -s "$tmp/ctl.sock" --json syncagtr session show 1 >"$tmp/$name.session"
