@@ -319,31 +319,18 @@ static void rss_note(struct rule *ru, const char *fail)
  * Points the RSS table entries that the rules' senders hash to at their owners' queues, where
  * no flow rule steers them; the first sender to need an entry keeps it, a later one of another
  * worker is left to hand-off. Every other entry keeps the port's own spread. Written only
- * when it changed.
+ * when it changed. 0, or -1 with why in fail (nothing placed then).
  */
-static void rss_place(uint16_t port)
+static int rss_fill(uint16_t port, struct rss_port *r, char *fail, size_t len)
 {
-	struct rss_port *r = &st.rss[port];
 	const struct isw_steering *w = &st.want;
-	if (!r->probed)
-		rss_probe(port, r);
-	for (unsigned j = 0; j < w->nsrc; j++)
-		st.rules[port * w->n + w->src[j].rule].nsrc++;
-	if (!r->ok) {
-		for (unsigned i = 0; i < w->n; i++)
-			if (st.rules[port * w->n + i].how == HOW_NONE &&
-			    st.rules[port * w->n + i].nsrc)
-				rss_note(&st.rules[port * w->n + i], r->why);
-		return;
-	}
-	char fail[96] = "";
 	uint16_t *tab = malloc(r->reta_size * sizeof(*tab));
 	int32_t *holder = malloc(r->reta_size * sizeof(*holder));
 	if (tab == NULL || holder == NULL) {
 		free(tab);
 		free(holder);
-		fprintf(stderr, "inswitch: steering: out of memory\n");
-		return;
+		snprintf(fail, len, "out of memory");
+		return -1;
 	}
 	memcpy(tab, r->base, r->reta_size * sizeof(*tab));
 	memset(holder, 0xff, r->reta_size * sizeof(*holder));
@@ -373,22 +360,38 @@ static void rss_place(uint16_t port)
 	if (memcmp(tab, was, r->reta_size * sizeof(*tab)) != 0 &&
 	    (rc = reta_rw(port, tab, r->reta_size, true)) < 0) {
 		free(tab);
-		snprintf(fail, sizeof(fail), "the driver refused the redirection table: %s",
+		snprintf(fail, len, "the driver refused the redirection table: %s",
 		         rte_strerror(-rc));
-	} else {
-		free(r->cur);
-		r->cur = tab;
+		return -1;
+	}
+	free(r->cur);
+	r->cur = tab;
+	return 0;
+}
+
+/* RSS for port's rules that no flow rule steers, and each such rule's note. */
+static void rss_place(uint16_t port)
+{
+	struct rss_port *r = &st.rss[port];
+	const struct isw_steering *w = &st.want;
+	char refused[96];
+	if (!r->probed)
+		rss_probe(port, r);
+	for (unsigned j = 0; j < w->nsrc; j++)
+		st.rules[port * w->n + w->src[j].rule].nsrc++;
+	const char *fail = r->ok ? NULL : r->why;
+	if (r->ok && rss_fill(port, r, refused, sizeof(refused)) < 0) {
+		fail = refused;
+		for (unsigned j = 0; j < w->nsrc; j++)
+			st.place[port * w->nsrc + j].state = SRC_OTHER;
 	}
 	for (unsigned i = 0; i < w->n; i++) {
 		struct rule *ru = &st.rules[port * w->n + i];
-		if (rc < 0)
+		if (fail != NULL)
 			ru->placed = ru->shared = 0;
 		if (ru->how == HOW_NONE && ru->nsrc)
-			rss_note(ru, rc < 0 ? fail : NULL);
+			rss_note(ru, fail);
 	}
-	if (rc < 0)
-		for (unsigned j = 0; j < w->nsrc; j++)
-			st.place[port * w->nsrc + j].state = SRC_OTHER;
 }
 
 void isw_steer_refresh(void)
