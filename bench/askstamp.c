@@ -44,7 +44,7 @@ static inline uint16_t rd16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static int askstamp_process(struct isw_worker *w, struct rte_mbuf *m)
+static inline int askstamp_process(struct isw_worker *w, struct rte_mbuf *m)
 {
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	const uint8_t *ip = p + ASK_ETH_LEN;
@@ -58,6 +58,14 @@ static int askstamp_process(struct isw_worker *w, struct rte_mbuf *m)
 	uint32_t *next = &askstamp_seq[w->index].next[ask_be16(h->channel) & ASKSTAMP_CH_MASK];
 	ask_put32(h->seq, (*next)++);
 	return ISW_PKT_NEXT;
+}
+
+/* Every packet of the burst stamped, and none taken. */
+static uint16_t askstamp_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		askstamp_process(w, pkts[i]);
+	return 0;
 }
 
 /* Seqs start again from 0 when the pipeline is enabled, as a fresh task's window does. */
@@ -78,5 +86,7 @@ static struct isw_pipeline askstamp = {
         .order = 1,
         .enable = askstamp_enable,
         .process = askstamp_process,
+        .process_burst = askstamp_burst,
+        .passes_all = true,
 };
 ISW_PIPELINE_REGISTER(askstamp)

@@ -404,39 +404,113 @@ static inline void isw_salu_vec_merge(struct isw_pass *p, const struct isw_reg *
 #define ISW_VEC_CLONES
 #endif
 
+/* ---- Eight 32-bit lanes at a time (GCC vector extensions: one AVX2 instruction each in the
+ * AVX2 clones, two SSE ones in the baseline build). ---- */
+
+/* Always inlined, so each is built for the ISA of the function using it (an AVX2 clone). */
+#define ISW_INLINE __attribute__((always_inline))
+
+typedef uint32_t isw_u32x8 __attribute__((vector_size(32)));
+typedef int32_t isw_i32x8 __attribute__((vector_size(32)));
+typedef uint8_t isw_u8x32 __attribute__((vector_size(32)));
+
+static inline ISW_INLINE isw_u32x8 isw_x8_load(const void *p)
+{
+	isw_u32x8 v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline ISW_INLINE void isw_x8_store(void *p, isw_u32x8 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Each lane's bytes reversed: big-endian packet words to host order and back. */
+static inline ISW_INLINE isw_u32x8 isw_x8_bswap(isw_u32x8 v)
+{
+	const isw_u8x32 rev = {3,  2,  1,  0,  7,  6,  5,  4,  11, 10, 9,  8,  15, 14, 13, 12,
+	                       19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28};
+#if defined(__clang__)
+	(void)rev;
+	return (isw_u32x8)__builtin_shufflevector((isw_u8x32)v, (isw_u8x32)v, 3, 2, 1, 0, 7, 6, 5,
+	                                          4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16,
+	                                          23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28);
+#else
+	return (isw_u32x8)__builtin_shuffle((isw_u8x32)v, rev);
+#endif
+}
+
 /*
- * Tofino's saturating add with sticky rails (ATP) over lanes 0..n-1 from a big-endian packet
- * field: when first, stores the field; otherwise a lane is updated only while its cell is
- * strictly between -INT32_MAX and INT32_MAX, and the sum is clamped to the int32 range. When out
- * is not NULL, writes the new cells there, big-endian (out may be in).
+ * One lane of Tofino's saturating add with sticky rails (ATP): a cell strictly between
+ * -INT32_MAX and INT32_MAX takes the sum, clamped to the int32 range; any other cell (a rail
+ * reached before) keeps its value.
  */
-static inline void isw_salu_vec_sadd(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,
-                                     const void *in, unsigned n, bool first, void *out)
+static inline ISW_INLINE uint32_t isw_sadd_lane(uint32_t cur, uint32_t x)
+{
+	uint32_t sum = cur + x;
+	/* Signed overflow iff both operands' signs differ from the sum's. */
+	uint32_t ovf = 0u - (((cur ^ sum) & (x ^ sum)) >> 31);
+	uint32_t rail = (cur >> 31) ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX;
+	sum = (sum & ~ovf) | (rail & ovf);
+	/* Live: INT32_MIN + 2 <= cur <= INT32_MAX - 1, shifted to 0..0xfffffffc. */
+	uint32_t live = 0u - (uint32_t)(cur + 0x7ffffffeu < 0xfffffffdu);
+	return (sum & live) | (cur & ~live);
+}
+
+/* isw_sadd_lane() on eight lanes. */
+static inline ISW_INLINE isw_u32x8 isw_sadd_x8(isw_u32x8 cur, isw_u32x8 x)
+{
+	isw_i32x8 c = (isw_i32x8)cur, sum = (isw_i32x8)(cur + x);
+	isw_i32x8 ovf = ((c ^ sum) & ((isw_i32x8)x ^ sum)) < 0;
+	isw_i32x8 rail = (c >> 31) ^ INT32_MAX; /* INT32_MIN below zero, INT32_MAX from zero */
+	sum = (rail & ovf) | (sum & ~ovf);
+	/* Live: cur - 2 (wrapping) below INT32_MAX - 2, as a signed compare. */
+	isw_i32x8 live = (isw_i32x8)(cur - 2u) < INT32_MAX - 2;
+	return (isw_u32x8)((sum & live) | (c & ~live));
+}
+
+/*
+ * The saturating add with sticky rails over lanes 0..n-1 from a big-endian packet field: when
+ * first, stores the field; otherwise isw_sadd_lane() on every lane. When out is not NULL, writes
+ * the new cells there, big-endian (out may be in).
+ *
+ * Eight lanes at a time. When n is not a multiple of 8, the last eight lanes are one more block
+ * that overlaps the one before it: worked out first, from the cells and the field as they were,
+ * and stored last, so where the blocks overlap both store the same values.
+ */
+static inline ISW_INLINE void isw_salu_vec_sadd(struct isw_pass *p, const struct isw_reg *r,
+                                                uint32_t idx, const void *in, unsigned n,
+                                                bool first, void *out)
 {
 	isw_pass_note(p, r);
 	uint32_t *c = isw_vec_cell(r, idx);
 	const uint8_t *src = in;
 	uint8_t *dst = out;
-	if (first) {
-		for (unsigned i = 0; i < n; i++)
-			c[i] = isw_be32_load(src + 4 * i);
-	} else {
-		/* In 32-bit lanes with masks, so the compiler makes it four lanes per SSE op (the
-		 * int64 form it replaced vectorised two at a time and was most of ATP's cost). */
+	if (n < 8) {
 		for (unsigned i = 0; i < n; i++) {
-			uint32_t cur = c[i], x = isw_be32_load(src + 4 * i), sum = cur + x;
-			/* Signed overflow iff both operands' signs differ from the sum's. */
-			uint32_t ovf = 0u - (((cur ^ sum) & (x ^ sum)) >> 31);
-			uint32_t rail = (cur >> 31) ? (uint32_t)INT32_MIN : (uint32_t)INT32_MAX;
-			sum = (sum & ~ovf) | (rail & ovf);
-			/* Live: INT32_MIN + 2 <= cur <= INT32_MAX - 1, shifted to 0..0xfffffffc. */
-			uint32_t live = 0u - (uint32_t)(cur + 0x7ffffffeu < 0xfffffffdu);
-			c[i] = (sum & live) | (cur & ~live);
+			uint32_t x = isw_be32_load(src + 4 * i);
+			c[i] = first ? x : isw_sadd_lane(c[i], x);
+			if (dst != NULL)
+				isw_be32_store(dst + 4 * i, c[i]);
 		}
+		return;
 	}
+	unsigned t = n - 8;
+	isw_u32x8 tail = isw_x8_bswap(isw_x8_load(src + 4 * t));
+	if (!first)
+		tail = isw_sadd_x8(isw_x8_load(c + t), tail);
+	for (unsigned i = 0; i + 8 <= n; i += 8) {
+		isw_u32x8 v = isw_x8_bswap(isw_x8_load(src + 4 * i));
+		if (!first)
+			v = isw_sadd_x8(isw_x8_load(c + i), v);
+		isw_x8_store(c + i, v);
+		if (dst != NULL)
+			isw_x8_store(dst + 4 * i, isw_x8_bswap(v));
+	}
+	isw_x8_store(c + t, tail);
 	if (dst != NULL)
-		for (unsigned i = 0; i < n; i++)
-			isw_be32_store(dst + 4 * i, c[i]);
+		isw_x8_store(dst + 4 * t, isw_x8_bswap(tail));
 }
 
 /* Compare-and-release: zeroes the cell if it holds key; returns true if it did. */

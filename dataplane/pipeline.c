@@ -126,6 +126,8 @@ static int publish_chain(void)
 		if (!p->enabled)
 			continue;
 		c->stage[c->n].fn = pick(p);
+		c->stage[c->n].burst = strict ? NULL : p->process_burst;
+		c->stage[c->n].passes_all = p->passes_all;
 		c->stage[c->n].id = p->id;
 		c->n++;
 	}

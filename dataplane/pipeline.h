@@ -34,6 +34,15 @@ enum {
 
 typedef int (*isw_pipeline_fn)(struct isw_worker *w, struct rte_mbuf *m);
 
+/*
+ * process() over the packets of a burst, in order, with the chain's per-packet bookkeeping
+ * (isw_burst_run() in worker.h), stopping at the first packet the pipeline does not take.
+ * Returns how many it took: that many from the front of pkts. One call per burst instead of one
+ * per packet lets the compiler keep what the packets share in registers. A pipeline that never
+ * takes a packet (passes_all) runs over the whole burst and returns 0.
+ */
+typedef uint16_t (*isw_pipeline_burst_fn)(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n);
+
 #define ISW_CLAIMS_MAX_IPS        256
 #define ISW_CLAIMS_MAX_ETHERTYPES 4
 
@@ -63,8 +72,10 @@ struct isw_pipeline {
 	/* Allocates state; on error fills err and returns -errno with nothing left allocated. */
 	int (*enable)(struct isw_reg **regs, char *err, size_t errlen);
 	void (*disable)(void);
-	isw_pipeline_fn process;        /* fast build: SALU calls with a NULL pass */
-	isw_pipeline_fn process_strict; /* strict build: counts accesses; may be NULL = same */
+	isw_pipeline_fn process;             /* fast build: SALU calls with a NULL pass */
+	isw_pipeline_fn process_strict;      /* strict build: counts accesses; may be NULL = same */
+	isw_pipeline_burst_fn process_burst; /* the fast build a burst at a time; may be NULL */
+	bool passes_all;                     /* never takes a packet (it may rewrite it) */
 	/* Adds to c what the pipeline takes of a NIC shared with the kernel, as configured now.
 	 * Control thread; NULL for a pipeline that takes nothing there (l2). */
 	void (*claims)(struct isw_claims *c);
@@ -85,6 +96,8 @@ struct isw_chain {
 	unsigned n;
 	struct {
 		isw_pipeline_fn fn;
+		isw_pipeline_burst_fn burst; /* NULL: fn a packet at a time */
+		bool passes_all;
 		uint16_t id;
 	} stage[ISW_MAX_PIPELINES_CHAIN];
 };

@@ -20,6 +20,7 @@
 #include "dp.h"
 #include "fault.h"
 #include "isw_limits.h"
+#include "pipeline.h"
 #include "stats.h"
 
 struct isw_chain;
@@ -194,6 +195,27 @@ static inline bool isw_owner_claim(struct isw_worker *w, struct rte_mbuf *m, uin
 /* Runs the chain on m from position from; the worker loop's and the inbox's entry point. */
 void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
                    unsigned from);
+
+/*
+ * The body of a pipeline's process_burst() (pipeline.h): fn, an always-inline per-packet
+ * function, on each packet with isw_chain_run()'s bookkeeping, until one is not taken. Returns
+ * how many were taken. The caller (the worker loop) has set w->cur and w->cur_id.
+ */
+static __rte_always_inline uint16_t isw_burst_run(struct isw_worker *w, struct rte_mbuf **pkts,
+                                                  uint16_t n, isw_pipeline_fn fn)
+{
+	uint16_t i;
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		w->handed_off = false;
+		if (fn(w, pkts[i]) != ISW_PKT_TAKEN)
+			break;
+		if (!w->handed_off)
+			w->stats.pipeline[w->cur_id].pkts++;
+	}
+	return i;
+}
 
 /* The worker loop; lcore_launch entry point. arg is the struct isw_worker. */
 int isw_worker_main(void *arg);

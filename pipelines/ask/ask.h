@@ -167,5 +167,6 @@ uint32_t ask_aggregate(const struct ask_conf *c, const struct ask_task *t, uint3
 /* The pipeline's packet entry points (fast and strict builds). */
 int ask_process(struct isw_worker *w, struct rte_mbuf *m);
 int ask_process_strict(struct isw_worker *w, struct rte_mbuf *m);
+uint16_t ask_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 #endif

@@ -157,6 +157,7 @@ static struct isw_pipeline ask = {
         .disable = ask_disable,
         .process = ask_process,
         .process_strict = ask_process_strict,
+        .process_burst = ask_process_burst,
         .claims = ask_claims,
         .steering = ask_steering,
 };

@@ -509,6 +509,16 @@ int ask_process(struct isw_worker *w, struct rte_mbuf *m)
 	return ask_process_common(w, m, NULL);
 }
 
+static __rte_always_inline int ask_process_fast(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return ask_process_common(w, m, NULL);
+}
+
+uint16_t ask_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	return isw_burst_run(w, pkts, n, ask_process_fast);
+}
+
 int ask_process_strict(struct isw_worker *w, struct rte_mbuf *m)
 {
 	return ask_process_common(w, m, &w->pass);

@@ -75,5 +75,6 @@ extern struct atp_counters atp_counters[ISW_MAX_WORKERS][ATP_APPS_MAX + 1];
 
 int atp_process(struct isw_worker *w, struct rte_mbuf *m);
 int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m);
+uint16_t atp_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 #endif

@@ -156,6 +156,7 @@ static struct isw_pipeline atp = {
         .disable = atp_disable,
         .process = atp_process,
         .process_strict = atp_process_strict,
+        .process_burst = atp_process_burst,
         .claims = atp_claims,
 };
 ISW_PIPELINE_REGISTER(atp)

@@ -60,7 +60,7 @@ static inline int lookup(const struct l2_table *t, uint64_t mac)
 	}
 }
 
-static int l2_process(struct isw_worker *w, struct rte_mbuf *m)
+static __rte_always_inline int l2_process(struct isw_worker *w, struct rte_mbuf *m)
 {
 	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
 		isw_drop(w, m, ISW_DROP_RUNT);
@@ -89,6 +89,11 @@ static int l2_process(struct isw_worker *w, struct rte_mbuf *m)
 		isw_tx(w, m, (uint16_t)port);
 	}
 	return ISW_PKT_TAKEN;
+}
+
+static uint16_t l2_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	return isw_burst_run(w, pkts, n, l2_process);
 }
 
 /* ---- control ---- */
@@ -285,5 +290,6 @@ static struct isw_pipeline l2 = {
         .enable = l2_enable,
         .disable = l2_disable,
         .process = l2_process,
+        .process_burst = l2_process_burst,
 };
 ISW_PIPELINE_REGISTER(l2)

@@ -166,5 +166,6 @@ static inline uint32_t sa_vidx(uint32_t cidx, unsigned chunk)
 /* The pipeline's packet entry points (fast and strict builds). */
 int sa_process(struct isw_worker *w, struct rte_mbuf *m);
 int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m);
+uint16_t sa_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 #endif

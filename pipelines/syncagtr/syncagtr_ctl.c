@@ -215,6 +215,7 @@ static struct isw_pipeline syncagtr = {
         .disable = sa_disable,
         .process = sa_process,
         .process_strict = sa_process_strict,
+        .process_burst = sa_process_burst,
         .claims = sa_claims,
         .steering = sa_steering,
 };

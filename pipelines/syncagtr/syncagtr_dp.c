@@ -337,6 +337,16 @@ ISW_VEC_CLONES int sa_process(struct isw_worker *w, struct rte_mbuf *m)
 	return sa_process_common(w, m, NULL);
 }
 
+static __rte_always_inline int sa_process_fast(struct isw_worker *w, struct rte_mbuf *m)
+{
+	return sa_process_common(w, m, NULL);
+}
+
+ISW_VEC_CLONES uint16_t sa_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	return isw_burst_run(w, pkts, n, sa_process_fast);
+}
+
 ISW_VEC_CLONES int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m)
 {
 	return sa_process_common(w, m, &w->pass);

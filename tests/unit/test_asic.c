@@ -1373,6 +1373,71 @@ static void test_vec_merge_first_add_out(void **state)
 	reg_del(r);
 }
 
+/* The model of one lane: what ATP's Tofino program does to one value register. */
+static uint32_t sadd_model(uint32_t cur, uint32_t x)
+{
+	int32_t c = (int32_t)cur;
+	if (c <= -INT32_MAX || c == INT32_MAX)
+		return cur; /* a rail reached before sticks */
+	int64_t s = (int64_t)c + (int32_t)x;
+	return (uint32_t)(int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
+}
+
+/*
+ * isw_salu_vec_sadd() against the model, lane by lane, for every lane count from 1 to 70 (eight
+ * lanes at a time, the last block overlapping the one before when n is not a multiple of 8),
+ * first or not, out elsewhere, in place or NULL; cells and values drawn near the rails.
+ */
+static void test_vec_sadd_model(void **state)
+{
+	(void)state;
+	enum { LANES = 72 };
+	static const uint32_t edge[] = {0,           1,           0xFFFFFFFFu, 0x7FFFFFFFu,
+	                                0x7FFFFFFEu, 0x80000000u, 0x80000001u, 0x80000002u,
+	                                0x40000000u, 0xC0000000u};
+	struct isw_reg *r = vec_new(4, LANES);
+	uint64_t seed = 42;
+	for (unsigned n = 1; n <= 70; n++) {
+		for (unsigned mode = 0; mode < 6; mode++) {
+			bool first = mode & 1;
+			unsigned outmode = mode >> 1; /* 0 NULL, 1 elsewhere, 2 in place */
+			uint32_t cells[LANES], x[LANES];
+			uint8_t in[4 * LANES], out[4 * LANES];
+			for (unsigned l = 0; l < LANES; l++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				uint32_t a = (uint32_t)(seed >> 32), b = (uint32_t)seed;
+				cells[l] = (a & 3) == 0 ? edge[(a >> 8) % 10] : a;
+				x[l] = (b & 3) == 0 ? edge[(b >> 8) % 10] : b >> (a & 7);
+				isw_reg_set(r, 1, l, cells[l]);
+				isw_be32_store(in + 4 * l, x[l]);
+			}
+			memset(out, 0xAB, sizeof(out));
+			void *o = outmode == 0 ? NULL : outmode == 1 ? (void *)out : (void *)in;
+			isw_salu_vec_sadd(NULL, r, 1, in, n, first, o);
+			const uint8_t *got = outmode == 2 ? in : out;
+			for (unsigned l = 0; l < LANES; l++) {
+				uint32_t want = l >= n  ? cells[l]
+				                : first ? x[l]
+				                        : sadd_model(cells[l], x[l]);
+				if (isw_reg_get(r, 1, l) != want)
+					fail_msg("n %u mode %u lane %u: cell %08x + %08x gave "
+					         "%08x, want "
+					         "%08x",
+					         n, mode, l, cells[l], x[l], isw_reg_get(r, 1, l),
+					         want);
+				if (outmode != 0 && l < n)
+					assert_int_equal(isw_be32_load(got + 4 * l), want);
+				if (outmode == 1 && l >= n)
+					assert_int_equal(out[4 * l],
+					                 0xAB); /* nothing past lane n - 1 */
+				if (outmode == 2 && l >= n)
+					assert_int_equal(isw_be32_load(in + 4 * l), x[l]);
+			}
+		}
+	}
+	reg_del(r);
+}
+
 static void test_vec_strict_one_access(void **state)
 {
 	(void)state;
@@ -1510,6 +1575,7 @@ int main(void)
 	        T(test_registry_get_set_clear_u32),
 	        T(test_registry_get_set_clear_pair),
 	        T(test_vec_merge_first_add_out),
+	        T(test_vec_sadd_model),
 	        T(test_vec_strict_one_access),
 	        T(test_vec_lanes_spread_over_stages),
 	        T(test_countdown),
