@@ -196,20 +196,25 @@ static inline bool isw_owner_claim(struct isw_worker *w, struct rte_mbuf *m, uin
 void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
                    unsigned from);
 
+/* A pipeline's per-packet function inside isw_burst_run(): m is pkts[i] of the burst, ctx what
+ * the pipeline worked out for the burst before. */
+typedef int (*isw_burst_pkt_fn)(struct isw_worker *w, struct rte_mbuf *m, const void *ctx,
+                                uint16_t i);
+
 /*
  * The body of a pipeline's process_burst() (pipeline.h): fn, an always-inline per-packet
  * function, on each packet with isw_chain_run()'s bookkeeping, until one is not taken. Returns
  * how many were taken. The caller (the worker loop) has set w->cur and w->cur_id.
  */
 static __rte_always_inline uint16_t isw_burst_run(struct isw_worker *w, struct rte_mbuf **pkts,
-                                                  uint16_t n, isw_pipeline_fn fn)
+                                                  uint16_t n, isw_burst_pkt_fn fn, const void *ctx)
 {
 	uint16_t i;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		w->handed_off = false;
-		if (fn(w, pkts[i]) != ISW_PKT_TAKEN)
+		if (fn(w, pkts[i], ctx, i) != ISW_PKT_TAKEN)
 			break;
 		if (!w->handed_off)
 			w->stats.pipeline[w->cur_id].pkts++;

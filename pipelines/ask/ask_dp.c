@@ -509,14 +509,17 @@ int ask_process(struct isw_worker *w, struct rte_mbuf *m)
 	return ask_process_common(w, m, NULL);
 }
 
-static __rte_always_inline int ask_process_fast(struct isw_worker *w, struct rte_mbuf *m)
+static __rte_always_inline int ask_process_fast(struct isw_worker *w, struct rte_mbuf *m,
+                                                const void *ctx, uint16_t i)
 {
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(i);
 	return ask_process_common(w, m, NULL);
 }
 
 uint16_t ask_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	return isw_burst_run(w, pkts, n, ask_process_fast);
+	return isw_burst_run(w, pkts, n, ask_process_fast, NULL);
 }
 
 int ask_process_strict(struct isw_worker *w, struct rte_mbuf *m)

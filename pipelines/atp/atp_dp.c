@@ -183,14 +183,17 @@ ISW_VEC_CLONES int atp_process(struct isw_worker *w, struct rte_mbuf *m)
 	return atp_process_common(w, m, NULL);
 }
 
-static __rte_always_inline int atp_process_fast(struct isw_worker *w, struct rte_mbuf *m)
+static __rte_always_inline int atp_process_fast(struct isw_worker *w, struct rte_mbuf *m,
+                                                const void *ctx, uint16_t i)
 {
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(i);
 	return atp_process_common(w, m, NULL);
 }
 
 ISW_VEC_CLONES uint16_t atp_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	return isw_burst_run(w, pkts, n, atp_process_fast);
+	return isw_burst_run(w, pkts, n, atp_process_fast, NULL);
 }
 
 ISW_VEC_CLONES int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m)

@@ -91,9 +91,17 @@ static __rte_always_inline int l2_process(struct isw_worker *w, struct rte_mbuf 
 	return ISW_PKT_TAKEN;
 }
 
+static __rte_always_inline int l2_process_fast(struct isw_worker *w, struct rte_mbuf *m,
+                                               const void *ctx, uint16_t i)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(i);
+	return l2_process(w, m);
+}
+
 static uint16_t l2_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	return isw_burst_run(w, pkts, n, l2_process);
+	return isw_burst_run(w, pkts, n, l2_process_fast, NULL);
 }
 
 /* ---- control ---- */

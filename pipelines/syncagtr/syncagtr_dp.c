@@ -226,33 +226,76 @@ static __rte_always_inline void sa_values_read(struct isw_pass *pass, uint32_t c
 	}
 }
 
+static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
+                                       struct isw_pass *pass, const struct sa_conf *c,
+                                       const struct sa_entry *e);
+
+/* What a packet is to this pipeline (sa_classify()). */
+enum sa_kind {
+	SA_OTHER,   /* not ours */
+	SA_ARP,     /* ARP: maybe a request for a session's IP */
+	SA_ICMP,    /* ICMP over IPv4: maybe an echo request to a session's IP */
+	SA_UNKNOWN, /* SwitchML to the switch MAC from no registered worker */
+	SA_DATA,    /* SwitchML to the switch MAC from a registered worker: *e */
+};
+
+/*
+ * The admission checks, and the table lookup for a SwitchML packet. Reads the packet and c,
+ * writes nothing but *e: sa_process_burst() runs it on a whole burst before any packet's work.
+ */
+static __rte_always_inline enum sa_kind
+sa_classify(const struct sa_conf *c, const struct rte_mbuf *m, const struct sa_entry **e)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (unlikely(len < SA_ETH_LEN + SA_IP_LEN))
+		return SA_OTHER;
+	uint16_t type = rd16(p + 12);
+	if (unlikely(type != ETH_TYPE_IPV4))
+		return type == ETH_TYPE_ARP ? SA_ARP : SA_OTHER;
+	const uint8_t *ip = p + SA_ETH_LEN;
+	if (ip[0] != 0x45 || (rd16(ip + 6) & IP_FRAG_MASK) != 0)
+		return SA_OTHER;
+	if (unlikely(ip[9] != IP_PROTO_UDP))
+		return ip[9] == IP_PROTO_ICMP ? SA_ICMP : SA_OTHER;
+	if (len < SA_HDR_OFF || (rd16(ip + SA_IP_LEN + 2) & SA_UDP_PORT_MASK) != SA_UDP_PORT)
+		return SA_OTHER;
+	if (memcmp(p, c->mac, 6) != 0)
+		return SA_OTHER;
+	*e = sa_lookup(c, p);
+	return likely(*e != NULL) ? SA_DATA : SA_UNKNOWN;
+}
+
 static __rte_always_inline int sa_process_common(struct isw_worker *w, struct rte_mbuf *m,
                                                  struct isw_pass *pass)
 {
 	const struct sa_conf *c = ISW_RCU_LOAD(sa_conf_cur);
-	uint32_t len = rte_pktmbuf_data_len(m);
+	if (unlikely(c == NULL))
+		return ISW_PKT_NEXT;
+	const struct sa_entry *e = NULL;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (unlikely(c == NULL || len < SA_ETH_LEN + SA_IP_LEN))
-		return ISW_PKT_NEXT;
-	uint16_t type = rd16(p + 12);
-	if (unlikely(type != ETH_TYPE_IPV4))
-		return type == ETH_TYPE_ARP ? sa_arp(w, m, c, p, len) : ISW_PKT_NEXT;
-	const uint8_t *ip = p + SA_ETH_LEN;
-	if (ip[0] != 0x45 || (rd16(ip + 6) & IP_FRAG_MASK) != 0)
-		return ISW_PKT_NEXT;
-	if (unlikely(ip[9] != IP_PROTO_UDP))
-		return ip[9] == IP_PROTO_ICMP ? sa_icmp(w, m, c, p, len) : ISW_PKT_NEXT;
-	if (len < SA_HDR_OFF || (rd16(ip + SA_IP_LEN + 2) & SA_UDP_PORT_MASK) != SA_UDP_PORT)
-		return ISW_PKT_NEXT;
-	if (memcmp(p, c->mac, 6) != 0)
-		return ISW_PKT_NEXT;
-	const struct sa_entry *e = sa_lookup(c, p);
-	if (unlikely(e == NULL)) {
+	switch (sa_classify(c, m, &e)) {
+	case SA_DATA:
+		return sa_data(w, m, pass, c, e);
+	case SA_ARP:
+		return sa_arp(w, m, c, p, rte_pktmbuf_data_len(m));
+	case SA_ICMP:
+		return sa_icmp(w, m, c, p, rte_pktmbuf_data_len(m));
+	case SA_UNKNOWN:
 		sa_gcounters[w->index].unknown++;
 		return ISW_PKT_NEXT;
+	default:
+		return ISW_PKT_NEXT;
 	}
+}
 
-	/* A packet of worker e->rank of session e->session from here on. */
+/* A packet that sa_classify() found to be SA_DATA: of worker e->rank of session e->session. */
+static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
+                                       struct isw_pass *pass, const struct sa_conf *c,
+                                       const struct sa_entry *e)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	const struct sa_session *s = &c->sess[e->session];
 	struct sa_counters *cnt = &sa_counters[w->index][e->session];
 	if (unlikely(len < SA_VAL_OFF)) {
@@ -337,14 +380,35 @@ ISW_VEC_CLONES int sa_process(struct isw_worker *w, struct rte_mbuf *m)
 	return sa_process_common(w, m, NULL);
 }
 
-static __rte_always_inline int sa_process_fast(struct isw_worker *w, struct rte_mbuf *m)
+/* What sa_process_burst() works out for the whole burst before it runs any packet. */
+struct sa_burst {
+	const struct sa_conf *c;
+	const struct sa_entry *e[ISW_BURST_MAX]; /* each packet's entry if SA_DATA, else NULL */
+};
+
+static __rte_always_inline int sa_burst_one(struct isw_worker *w, struct rte_mbuf *m,
+                                            const void *ctx, uint16_t i)
 {
+	const struct sa_burst *b = ctx;
+	if (likely(b->e[i] != NULL))
+		return sa_data(w, m, NULL, b->c, b->e[i]);
 	return sa_process_common(w, m, NULL);
 }
 
+/*
+ * The admission of every packet first: the lookups of a burst are independent of one another,
+ * so the CPU overlaps them, where one packet at a time each waited on its own chain of loads
+ * (packet, hash, table entry). Any other packet takes the full path.
+ */
 ISW_VEC_CLONES uint16_t sa_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	return isw_burst_run(w, pkts, n, sa_process_fast);
+	struct sa_burst b;
+	b.c = ISW_RCU_LOAD(sa_conf_cur);
+	for (uint16_t i = 0; i < n; i++) {
+		const struct sa_entry *e = NULL;
+		b.e[i] = b.c != NULL && sa_classify(b.c, pkts[i], &e) == SA_DATA ? e : NULL;
+	}
+	return isw_burst_run(w, pkts, n, sa_burst_one, &b);
 }
 
 ISW_VEC_CLONES int sa_process_strict(struct isw_worker *w, struct rte_mbuf *m)
