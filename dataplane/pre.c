@@ -96,8 +96,7 @@ static unsigned reuse_consumed(struct isw_worker *w, struct rte_mbuf **c, unsign
 	unsigned k = 0;
 	while (k < n && w->dead.n > 0) {
 		struct rte_mbuf *m = w->dead.pkts[w->dead.n - 1];
-		if (m->pool != isw_dp.pool || !RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
-		    m->nb_segs != 1)
+		if (!isw_mbuf_plain(m))
 			break;
 		w->dead.n--;
 		rte_pktmbuf_reset(m);

@@ -104,13 +104,36 @@ static inline void isw_drop(struct isw_worker *w, struct rte_mbuf *m, enum isw_d
 	rte_pktmbuf_free(m);
 }
 
-/* Frees every packet isw_consume() set aside. */
+/* True when m is a plain buffer of the pool: direct, one reference, one segment (what
+ * rte_mbuf_raw_free() takes back, and what can be reused as it is). */
+static inline bool isw_mbuf_plain(const struct rte_mbuf *m)
+{
+	return m->pool == isw_dp.pool && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	       m->nb_segs == 1 && m->next == NULL;
+}
+
+/*
+ * Frees every packet isw_consume() set aside. The plain ones go back to the pool in one
+ * rte_mempool_put_bulk(), inline here (rte_pktmbuf_free_bulk() is a shared library's, and checks
+ * and groups them one by one); any other through rte_pktmbuf_free_bulk().
+ */
 static inline void isw_dead_flush(struct isw_worker *w)
 {
-	if (w->dead.n != 0) {
-		rte_pktmbuf_free_bulk(w->dead.pkts, w->dead.n);
-		w->dead.n = 0;
+	unsigned n = w->dead.n, plain = 0, other = 0;
+	if (n == 0)
+		return;
+	struct rte_mbuf *rest[ISW_BURST_MAX];
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = w->dead.pkts[i];
+		if (likely(isw_mbuf_plain(m)))
+			w->dead.pkts[plain++] = m;
+		else
+			rest[other++] = m;
 	}
+	rte_mempool_put_bulk(isw_dp.pool, (void **)w->dead.pkts, plain);
+	if (other != 0)
+		rte_pktmbuf_free_bulk(rest, other);
+	w->dead.n = 0;
 }
 
 /* Frees a packet whose content the pipeline absorbed (nothing is sent, nothing is lost). The
