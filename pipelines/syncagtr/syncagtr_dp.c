@@ -383,31 +383,34 @@ ISW_VEC_CLONES int sa_process(struct isw_worker *w, struct rte_mbuf *m)
 /* What sa_process_burst() works out for the whole burst before it runs any packet. */
 struct sa_burst {
 	const struct sa_conf *c;
-	const struct sa_entry *e[ISW_BURST_MAX]; /* each packet's entry if SA_DATA, else NULL */
+	uint16_t n;                              /* the leading packets that are SA_DATA */
+	const struct sa_entry *e[ISW_BURST_MAX]; /* their entries */
 };
 
 static __rte_always_inline int sa_burst_one(struct isw_worker *w, struct rte_mbuf *m,
                                             const void *ctx, uint16_t i)
 {
 	const struct sa_burst *b = ctx;
-	if (likely(b->e[i] != NULL))
+	if (likely(i < b->n))
 		return sa_data(w, m, NULL, b->c, b->e[i]);
 	return sa_process_common(w, m, NULL);
 }
 
 /*
- * The admission of every packet first: the lookups of a burst are independent of one another,
- * so the CPU overlaps them, where one packet at a time each waited on its own chain of loads
- * (packet, hash, table entry). Any other packet takes the full path.
+ * The admissions of the leading data packets first: their lookups are independent of one
+ * another, so the CPU overlaps them, where one packet at a time each waited on its own chain of
+ * loads (packet, hash, table entry). The first other packet, and all after it, take the full
+ * path: the burst stops at a packet that is not the pipeline's and resumes with a new call, so
+ * classifying past it could classify the same packets again and again in mixed traffic.
  */
 ISW_VEC_CLONES uint16_t sa_process_burst(struct isw_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sa_burst b;
 	b.c = ISW_RCU_LOAD(sa_conf_cur);
-	for (uint16_t i = 0; i < n; i++) {
-		const struct sa_entry *e = NULL;
-		b.e[i] = b.c != NULL && sa_classify(b.c, pkts[i], &e) == SA_DATA ? e : NULL;
-	}
+	b.n = 0;
+	if (b.c != NULL)
+		while (b.n < n && sa_classify(b.c, pkts[b.n], &b.e[b.n]) == SA_DATA)
+			b.n++;
 	return isw_burst_run(w, pkts, n, sa_burst_one, &b);
 }
 
