@@ -150,6 +150,8 @@ static void rx_burst(struct isw_worker *w, const struct isw_chain *c, uint16_t p
 			if (i < n)
 				isw_chain_run(w, c, pkts[i++], s + 1);
 		} else {
+			if (i + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 			isw_chain_run(w, c, pkts[i++], s);
 		}
 	}
