@@ -668,74 +668,60 @@ static int at_write_config(const char *dir)
 	return write_text(path, text);
 }
 
-int cmd_atp(int argc, char **argv)
+/* The body of `pcapgen atp` and `pcapgen atp-ports`: one scenario over table (of nframes). */
+static int at_main(const char *name, const struct at_spec *table, unsigned nframes, bool ordered,
+                   int argc, char **argv, const char *header)
 {
-	static const struct scenario scen = {
-	        .name = "atp",
+	const struct scenario scen = {
+	        .name = name,
 	        .nports = AT_PORTS,
-	        .nframes = AT_NFRAMES,
+	        .nframes = nframes,
 	        .port_of = at_port_of,
+	        .ordered = ordered,
 	        .build = at_build_idx,
 	        .process = at_process,
 	        .write_config = at_write_config,
 	};
-	char header[1024];
-
 	if (argc != 1 || strncmp(argv[0], "--", 2) == 0) {
-		fprintf(stderr, "usage: %s atp DIR\n", prog);
+		fprintf(stderr, "usage: %s %s DIR\n", prog, name);
 		return 2;
 	}
 	struct at_ctx *c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return 1;
-	snprintf(
-	        header, sizeof(header),
-	        "# Input frames of the atp golden scenario in the order the switch processes them "
-	        "(one worker, --burst %u),\n# what each must do and where its outputs go. Written "
-	        "by "
-	        "`pcapgen atp`; do not edit.\n# a1 = app 1: 3 workers (w0..w2) behind ports 0 1 2, "
-	        "PS0 on port 3; a2 = app 2: 2 workers behind\n# ports 2 0, PS0 on port 1, PS1 on "
-	        "port 3. Pool of %u aggregators. v0, v61: first and last value out (signed).\n",
-	        GOLDEN_BURST, AT_POOL);
-	at_table = at_frames;
+	at_table = table;
 	int rc = scenario_write(&scen, argv[0], c, header);
 	free(c);
 	return rc;
 }
 
+int cmd_atp(int argc, char **argv)
+{
+	char header[1024];
+	snprintf(
+	        header, sizeof(header),
+	        "# Input frames of the atp golden scenario in the order the switch processes them "
+	        "(one worker, --burst %u),\n# what each must do and where its outputs go. Written "
+	        "by `pcapgen atp`; do not edit.\n# a1 = app 1: 3 workers (w0..w2) behind ports 0 1 "
+	        "2, PS0 on port 3; a2 = app 2: 2 workers behind\n# ports 2 0, PS0 on port 1, PS1 "
+	        "on port 3. Pool of %u aggregators. v0, v61: first and last value out (signed).\n",
+	        GOLDEN_BURST, AT_POOL);
+	return at_main("atp", at_frames, AT_NFRAMES, false, argc, argv, header);
+}
+
 int cmd_atp_ports(int argc, char **argv)
 {
-	static const struct scenario scen = {
-	        .name = "atp-ports",
-	        .nports = AT_PORTS,
-	        .nframes = AT_NFRAMES_PORTS,
-	        .port_of = at_port_of,
-	        .ordered = true,
-	        .build = at_build_idx,
-	        .process = at_process,
-	        .write_config = at_write_config,
-	};
-	if (argc != 1 || strncmp(argv[0], "--", 2) == 0) {
-		fprintf(stderr, "usage: %s atp-ports DIR\n", prog);
-		return 2;
-	}
-	struct at_ctx *c = calloc(1, sizeof(*c));
-	if (c == NULL)
-		return 1;
 	char header[1024];
-	snprintf(header, sizeof(header),
-	         "# Input frames of the atp-ports golden scenario in the order the switch takes "
-	         "them "
-	         "with\n# --replay-ordered (their capture timestamps), what each must do and where "
-	         "its outputs go.\n# Written by `pcapgen atp-ports`; do not edit. a1 = app 1: 3 "
-	         "workers (w0..w2) behind ports 0 1 2,\n# PS0 on port 3; a2 = app 2: 2 workers "
-	         "behind ports 2 0, PS0 on port 1, PS1 on port 3. Pool of %u\n# aggregators. v0, "
-	         "v61: first and last value out (signed).\n",
-	         AT_POOL);
-	at_table = at_frames_ports;
-	int rc = scenario_write(&scen, argv[0], c, header);
-	free(c);
-	return rc;
+	snprintf(
+	        header, sizeof(header),
+	        "# Input frames of the atp-ports golden scenario in the order the switch takes "
+	        "them with\n# --replay-ordered (their capture timestamps), what each must do and "
+	        "where its outputs go.\n# Written by `pcapgen atp-ports`; do not edit. a1 = app 1: "
+	        "3 workers (w0..w2) behind ports 0 1 2,\n# PS0 on port 3; a2 = app 2: 2 workers "
+	        "behind ports 2 0, PS0 on port 1, PS1 on port 3. Pool of %u\n# aggregators. v0, "
+	        "v61: first and last value out (signed).\n",
+	        AT_POOL);
+	return at_main("atp-ports", at_frames_ports, AT_NFRAMES_PORTS, true, argc, argv, header);
 }
 
 /* ---- Benchmark traffic ----------------------------------------------------------------- */
