@@ -596,13 +596,23 @@ enum isw_kv_res {
 	ISW_KV_OTHER = 2,    /* it holds another key: nothing changed */
 };
 
+/* Does the entry's key (cells c) equal key, of words 32-bit words? Compared 64 bits at a time:
+ * one compare for an 8-byte key, where word by word took five instructions. */
 static inline bool isw_kv_key_eq(const uint32_t *c, const uint8_t *key, unsigned words)
 {
-	uint32_t k[ISW_KV_KEY_WORDS];
-	memcpy(k, key, 4u * words);
-	uint32_t diff = c[0] ^ k[0];
-	for (unsigned i = 1; i < words; i++)
-		diff |= c[i] ^ k[i];
+	uint64_t diff = 0;
+	unsigned i = 0;
+	for (; i + 2 <= words; i += 2) {
+		uint64_t a, b;
+		memcpy(&a, c + i, 8);
+		memcpy(&b, key + 4 * i, 8);
+		diff |= a ^ b;
+	}
+	if (i < words) {
+		uint32_t b;
+		memcpy(&b, key + 4 * i, 4);
+		diff |= c[i] ^ b;
+	}
 	return diff == 0;
 }
 

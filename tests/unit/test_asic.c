@@ -1438,6 +1438,32 @@ static void test_vec_sadd_model(void **state)
 	reg_del(r);
 }
 
+/* isw_kv_key_eq, for every key width: equal keys match; a key that differs in any one of its
+ * bytes does not; bytes past the width, in the cells or the key, are not looked at. */
+static void test_kv_key_eq(void **state)
+{
+	(void)state;
+	for (unsigned words = 1; words <= ISW_KV_KEY_WORDS; words++) {
+		uint32_t c[ISW_KV_KEY_WORDS];
+		uint8_t key[4 * ISW_KV_KEY_WORDS];
+		for (unsigned b = 0; b < sizeof(key); b++)
+			key[b] = (uint8_t)(0x11 * (b + 1));
+		memcpy(c, key, sizeof(c));
+		assert_true(isw_kv_key_eq(c, key, words));
+		for (unsigned b = 0; b < sizeof(key); b++) {
+			key[b] ^= 0x40;
+			if (isw_kv_key_eq(c, key, words) != (b >= 4 * words))
+				fail_msg("%u words: byte %u changed, match %d", words, b,
+				         isw_kv_key_eq(c, key, words));
+			key[b] ^= 0x40;
+		}
+		if (words < ISW_KV_KEY_WORDS) {
+			c[words] ^= 1; /* past the key: not compared */
+			assert_true(isw_kv_key_eq(c, key, words));
+		}
+	}
+}
+
 static void test_vec_strict_one_access(void **state)
 {
 	(void)state;
@@ -1576,6 +1602,7 @@ int main(void)
 	        T(test_registry_get_set_clear_pair),
 	        T(test_vec_merge_first_add_out),
 	        T(test_vec_sadd_model),
+	        T(test_kv_key_eq),
 	        T(test_vec_strict_one_access),
 	        T(test_vec_lanes_spread_over_stages),
 	        T(test_countdown),
