@@ -13,7 +13,8 @@
  * copy of packet k (a network duplicate, or an earlier transmission overtaken by a resend) that
  * arrives after packet k + W would be summed into the wrong round. Packet k + W is therefore
  * sent no sooner than guard_ms after the last transmission of packet k: longer than any copy
- * can be delayed in the network. When round trips are longer than the guard it costs nothing.
+ * can be delayed in the network. The same holds between a job's last packet on a slot and the
+ * next job's first one there. When round trips are longer than the guard it costs nothing.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -400,6 +401,7 @@ static void send_next(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_
 		return;
 	}
 	e->k = k;
+	e->active = 1; /* already so within a job; a job's first window finds it idle */
 	e->held = 1;
 	set_deadline(t, e, ready);
 	t->st.held++;
@@ -602,8 +604,11 @@ static int thread_loop(struct sa_thread *t)
 	k = neigh_resolve(t, first);
 	now = now_ns();
 	t->last_progress = now;
+	/* The guard spans jobs: a late copy of the previous job's (or the barrier's) last packet
+	 * on a slot, which may have been sent a moment ago, must not find this job's packet there
+	 * first. neigh_resolve's packet needs no guard: it goes only in a worker's first job. */
 	for (; k < first; k++)
-		send_new(t, &t->win[win_pos(t, k)], k, now);
+		send_next(t, &t->win[win_pos(t, k)], k, now);
 	tx_flush(t);
 	while (t->done < t->total) {
 		if (atomic_load_explicit(&t->w->abort, memory_order_relaxed))

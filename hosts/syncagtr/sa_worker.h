@@ -50,7 +50,8 @@ struct sa_config {
 	 */
 	unsigned first_timeout_ms;
 	unsigned give_up_s; /* fail when a thread sees no progress for this long */
-	unsigned guard_ms;  /* least time between the last send of packet k and k + W */
+	unsigned guard_ms;  /* least time between the last send of a packet and the next on its slot
+	                     * (k + W, or the next job's first packet there) */
 	int transport; /* enum hx_kind (hosts/common/hx.h): HX_AUTO (0), HX_SOCKET (1), HX_XDP */
 	int busy_poll; /* AF_XDP: spin instead of sleeping */
 };

@@ -805,6 +805,20 @@ static void test_engine_late_copies(void **state)
 }
 
 /*
+ * The guard spans jobs: jobs of one window each (16 packets a thread), back to back, so every
+ * packet is the last of its slot in its job and the next job's packet there follows within a
+ * round trip, with half of them copied late. A job that started its first window without waiting
+ * out the guard had a copy summed into a finished round: the run stalled or summed wrongly.
+ */
+static void test_engine_late_copies_jobs(void **state)
+{
+	(void)state;
+	job_guard_ms = 20;
+	run_model(SA_INT32, 3, 64, 3 * 16 * 64, 10, 0, 0, 50);
+	job_guard_ms = 3;
+}
+
+/*
  * The result checksums: the sum over workers of what each sent equals what each got, for int32
  * and float32 jobs alike; a result word corrupted on its way to rank 0 breaks rank 0's equality
  * and no one else's; a result exponent corrupted on its way to rank 0 (a float32 scale that
@@ -885,6 +899,7 @@ int main(void)
 	        cmocka_unit_test_setup(test_engine_float32_lossy, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_small_jobs, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_late_copies, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_late_copies_jobs, knobs_reset),
 	        cmocka_unit_test_setup(test_barrier_pattern, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_barrier_stale, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_checksums, knobs_reset),
