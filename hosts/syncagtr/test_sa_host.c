@@ -423,7 +423,9 @@ static void model_packet(struct model *m, uint8_t *pkt, size_t len, uint16_t spo
 		c->value[i] = before ? (int32_t)((uint32_t)c->value[i] + (uint32_t)v) : v;
 	}
 	c->e0 = before && c->e0 > p.e0 ? c->e0 : p.e0;
-	c->count = before ? c->count - 1 : m->workers - 1;
+	/* A new contribution to a completed round starts a new count, as the switch's does
+	 * (isw_salu_countdown): a late copy that gets past the guard must not wrap it. */
+	c->count = before && c->count ? c->count - 1 : m->workers - 1;
 	if (c->count)
 		return;
 	for (r = 0; r < m->workers; r++) {
