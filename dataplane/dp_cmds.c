@@ -478,8 +478,10 @@ static int arg_user_group(struct isw_cmd_ctx *c, const char *s, uint16_t *g)
 		return -EINVAL;
 	if (*g >= ISW_MC_RESERVED)
 		return isw_cmd_err(
-		        c, EPERM, "groups %u-%u belong to pipelines (syncagtr session N uses %u+N)",
-		        ISW_MC_RESERVED, ISW_MC_GROUP_MAX, ISW_MC_RESERVED);
+		        c, EPERM,
+		        "groups %u-%u belong to pipelines (syncagtr sessions and atp apps "
+		        "own theirs; mc group show lists them)",
+		        ISW_MC_RESERVED, ISW_MC_GROUP_MAX);
 	return 0;
 }
 

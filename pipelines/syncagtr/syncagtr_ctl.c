@@ -625,7 +625,7 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	    isw_arg_kv(c, argc - 2, argv + 2, kv, RTE_DIM(kv)) < 0 ||
 	    isw_arg_mac(c, kv[0].val, "mac", mac) < 0 || isw_arg_ipv4(c, kv[1].val, "ip", &ip) < 0)
 		return -EINVAL;
-	if (mac[0] & 1)
+	if ((mac[0] & 1) || memcmp(mac, (uint8_t[6]){0}, 6) == 0)
 		return isw_cmd_err(c, EINVAL, "a worker MAC must be a unicast address");
 	uint8_t from;
 	if (arg_worker_port(c, kv[2].val, mac, &port, &from) < 0)

@@ -667,6 +667,10 @@ static void test_commands_refuse_cleanly(void **state)
 	run("syncagtr worker add 1 0 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* taken */
 	run("syncagtr worker add 2 1 mac 02:00:00:00:00:03 ip 10.0.0.3 port 0", 0); /* dup */
 	run("syncagtr worker add 2 1 mac 02:00:00:00:00:09 ip 10.0.0.9 port 9", 0);
+	run("syncagtr worker add 2 1 mac 00:00:00:00:00:00 ip 10.0.0.9 port 0", 0);
+	assert_non_null(strstr(isw_json_str(&out), "unicast"));
+	run("syncagtr worker add 2 1 mac 01:00:5e:00:00:09 ip 10.0.0.9 port 0", 0);
+	assert_non_null(strstr(isw_json_str(&out), "unicast"));
 	run("syncagtr slot show 1 8", 0);
 	run("mc group destroy 65281", 0);
 	run("syncagtr switch mac 01:00:00:00:00:01", 0);
