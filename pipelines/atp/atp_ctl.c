@@ -19,8 +19,9 @@
 #include "shaper.h"
 
 #define ATP_POOL_NAME "atp.aggregators"
-/* Switch memory behind one aggregator: owner, bitmap, count, ECN and 62 values. */
-#define ATP_AGTR_BYTES (4u * 4u + 4u * ATP_VALUES)
+/* Switch memory behind one aggregator: owner (a pair: holder and claim time), bitmap, count, ECN
+ * and 62 values, as the register arrays declare them. */
+#define ATP_AGTR_BYTES (2u * 4u + 3u * 4u + 4u * ATP_VALUES)
 
 struct atp_conf *atp_conf_cur;
 struct isw_reg *atp_regs[ATP_REG_NB];
