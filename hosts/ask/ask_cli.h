@@ -22,7 +22,7 @@ struct ask_cli {
 	enum ask_op op;
 	enum ask_kfmt kfmt;
 	int json;
-	enum hx_kind transport; /* ask_cli_defaults(): HX_SOCKET */
+	enum hx_kind transport; /* ask_cli_defaults(): HX_AUTO */
 	int busy_poll;
 	struct ask_src *src; /* the inputs, in order (NULL until the first) */
 	unsigned ninputs;

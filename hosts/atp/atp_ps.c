@@ -214,8 +214,9 @@ static void *thread_main(void *arg)
 
 static const char usage_text[] =
         "Usage: atp-ps --app A --dev IFACE [options]\n"
-        "The parameter server of one ATP app (raw 0x0700 frames over AF_PACKET; needs\n"
-        "CAP_NET_RAW). Runs until SIGINT/SIGTERM or --jobs tensors, then prints its counters.\n"
+        "The parameter server of one ATP app (raw 0x0700 frames over AF_XDP, or AF_PACKET\n"
+        "where AF_XDP cannot be set up; needs CAP_NET_RAW, AF_XDP also CAP_NET_ADMIN and\n"
+        "CAP_BPF). Runs until SIGINT/SIGTERM or --jobs tensors, then prints its counters.\n"
         "\n"
         "  -a, --app A           application id, 1..12\n"
         "  -d, --dev IFACE       interface towards the switch\n"
@@ -229,7 +230,7 @@ static const char usage_text[] =
         "                        use, from a FIFO free list, in its ACK\n"
         "  -p, --ps P            parameter servers of the app (default 1)\n"
         "      --ps-index I      this PS's PSIndex, 0..P-1 (default 0); it hands out only\n"
-        "                        aggregators with agtr %% P == I\n"
+        "                        aggregators with agtr % P == I\n"
         "      --scale F         the workers' float32 scale (default 1048576)\n"
         "      --transport xdp|socket|auto\n"
         "                        AF_XDP or kernel sockets (default auto: AF_XDP where it\n"

@@ -158,7 +158,7 @@ static int transport_open(struct sa_worker *w)
 	}
 	for (unsigned i = 0; i < c->threads; i++)
 		w->th[i].s = hx_sock(w->hx, i);
-	/* AF_XDP had the switch's MAC resolved before it could open */
+	/* AF_XDP resolves the switch's MAC at each socket's first send: nothing to wait on */
 	if (hx_kind(w->hx) == HX_XDP)
 		atomic_store(&w->neigh_wait, 0);
 	return 0;

@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "(a) every field of every golden frame"
 python3 "$(dirname "$0")/dissector_check.py" "$root/wireshark/inswitch.lua" \
-	"$root"/pcaps/{syncagtr,atp,ask}/*.pcap
+	"$root"/pcaps/{syncagtr,atp,atp-ports,ask}/*.pcap
 
 echo "(b) installed, found without options"
 HOME=$tmp "$root/scripts/install-dissector.sh"
