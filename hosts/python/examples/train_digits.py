@@ -38,8 +38,9 @@ def parse(argv):
     p.add_argument("--ctl", help="inswitch's control socket (the workers register there)")
     p.add_argument("--session", type=int, default=1)
     p.add_argument("--verify", action="store_true", help="check every bucket's sum end to end")
-    p.add_argument("--window", type=int, default=64,
-                   help="packets in flight (SyncAgtr), aggregators (ATP)")
+    p.add_argument("--window", type=int, default=None,
+                   help="packets in flight (SyncAgtr, default 64), aggregators (ATP, default "
+                        "100: atp-ps's default, which must match)")
     p.add_argument("--app", type=int, default=1, help="the ATP app")
     p.add_argument("--dev", default="eth0", help="ATP: the interface towards the switch")
     p.add_argument("--scale", type=float, default=2.0 ** 24,
@@ -54,6 +55,8 @@ def parse(argv):
     a = p.parse_args(argv)
     if a.backend == "syncagtr" and not a.switch_ip:
         p.error("--backend %s needs --switch-ip" % a.backend)
+    if a.window is None:
+        a.window = 100 if a.backend == "atp" else 64
     return a
 
 
