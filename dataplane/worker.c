@@ -83,9 +83,7 @@ void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_m
 		w->cur_id = c->stage[i].id;
 		w->handed_off = false;
 		if (c->stage[i].fn(w, m) == ISW_PKT_TAKEN) {
-			/* The owner counts a handed-off packet when it takes it. */
-			if (!w->handed_off)
-				w->stats.pipeline[c->stage[i].id].pkts++;
+			isw_count_taken(w);
 			return;
 		}
 	}
@@ -102,14 +100,21 @@ static void deliver_rx(struct isw_worker *w, uint16_t port, struct rte_mbuf *m)
 	isw_chain_run(w, rx_chain, m, 0);
 }
 
+/* A received frame's metadata: its ingress port, a plain packet (no hand-off). Returns its
+ * length, for the port's rx_bytes. */
+static inline uint32_t rx_meta_set(struct rte_mbuf *m, uint16_t port)
+{
+	struct isw_meta *meta = isw_meta(m);
+	meta->in_port = port;
+	meta->kind = 0;
+	return rte_pktmbuf_pkt_len(m);
+}
+
 /* One received frame into the chain (through the port's rx fault injection if on). */
 static inline void rx_one(struct isw_worker *w, const struct isw_chain *c, uint16_t port,
                           const struct isw_fault_cfg *f, struct rte_mbuf *m)
 {
-	w->stats.port[port].rx_bytes += rte_pktmbuf_pkt_len(m);
-	struct isw_meta *meta = isw_meta(m);
-	meta->in_port = port;
-	meta->kind = 0;
+	w->stats.port[port].rx_bytes += rx_meta_set(m, port);
 	if (unlikely(f->on)) {
 		rx_chain = c;
 		isw_fault_apply(w, f, port, ISW_DIR_RX, m, deliver_rx);
@@ -128,12 +133,8 @@ static void rx_burst(struct isw_worker *w, const struct isw_chain *c, uint16_t p
                      struct rte_mbuf **pkts, uint16_t n)
 {
 	uint64_t bytes = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		struct isw_meta *meta = isw_meta(pkts[i]);
-		bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		meta->in_port = port;
-		meta->kind = 0;
-	}
+	for (uint16_t i = 0; i < n; i++)
+		bytes += rx_meta_set(pkts[i], port);
 	w->stats.port[port].rx_bytes += bytes;
 	unsigned s = 0;
 	for (; s < c->n && c->stage[s].passes_all && c->stage[s].burst != NULL; s++) {

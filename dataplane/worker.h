@@ -219,6 +219,14 @@ static inline bool isw_owner_claim(struct isw_worker *w, struct rte_mbuf *m, uin
 void isw_chain_run(struct isw_worker *w, const struct isw_chain *c, struct rte_mbuf *m,
                    unsigned from);
 
+/* Counts a packet the running pipeline (w->cur_id) took, unless it handed the packet to the
+ * lcore that owns its state: the owner counts it when it takes it. */
+static inline void isw_count_taken(struct isw_worker *w)
+{
+	if (!w->handed_off)
+		w->stats.pipeline[w->cur_id].pkts++;
+}
+
 /* A pipeline's per-packet function inside isw_burst_run(): m is pkts[i] of the burst, ctx what
  * the pipeline worked out for the burst before. */
 typedef int (*isw_burst_pkt_fn)(struct isw_worker *w, struct rte_mbuf *m, const void *ctx,
@@ -239,8 +247,7 @@ static __rte_always_inline uint16_t isw_burst_run(struct isw_worker *w, struct r
 		w->handed_off = false;
 		if (fn(w, pkts[i], ctx, i) != ISW_PKT_TAKEN)
 			break;
-		if (!w->handed_off)
-			w->stats.pipeline[w->cur_id].pkts++;
+		isw_count_taken(w);
 	}
 	return i;
 }
