@@ -35,7 +35,9 @@
 	_(ASK_PORT, "ask-port", "ASK packet from a port not registered for its role")              \
 	_(ASK_STALE, "ask-stale", "ASK late copy: DATA seq a window behind, or an old SWAP/FETCH") \
 	_(ASK_WINDOW, "ask-window", "ASK seq a window or more beyond its channel")                 \
-	_(ASK_INCARNATION, "ask-incarnation", "ASK packet of another incarnation of its task")
+	_(ASK_INCARNATION, "ask-incarnation", "ASK packet of another incarnation of its task")     \
+	_(ATP_JOB, "atp-job", "ATP frame of another job than its app's current one")               \
+	_(SA_EPOCH, "sa-epoch", "SwitchML packet of a worker not registered in the current epoch")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,
