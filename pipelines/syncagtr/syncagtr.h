@@ -77,7 +77,10 @@ struct sa_session {
 	rte_be32_t ip;   /* the session's switch endpoint */
 	uint32_t base;   /* first switch slot of the region */
 	uint32_t nslots; /* slots in the region; pool indices 0..nslots-1 */
-	uint32_t epoch;  /* job epoch: 'session reset' starts the next (control side only) */
+	/* Job epoch: 'session reset' starts the next. A member registered in an earlier one is of
+	 * an earlier job: its admission entry is marked stale, its packets dropped (sa-epoch). */
+	uint32_t epoch;
+	uint64_t epoch_base; /* the counters' pkts summed at the epoch's start (control side) */
 	/* Steering (threads > 0): the slots split into threads equal ranges of spt slots, one
 	 * per worker thread (SwitchML's thread t uses [t·spt, (t+1)·spt) and sends from UDP port
 	 * worker_port + t); range t is owned by worker owner[t], so a NIC that steers the port
@@ -104,7 +107,7 @@ struct sa_entry {
 	uint8_t used;
 	uint8_t session;
 	uint8_t rank;
-	uint8_t unused;
+	uint8_t stale; /* the member is not registered in the session's current epoch */
 };
 
 /* One immutable configuration snapshot, published by RCU. */
@@ -127,6 +130,7 @@ struct sa_counters {
 	uint64_t bad_region;   /* pool index outside the region */
 	uint64_t bad_size;     /* unsupported size code */
 	uint64_t malformed;    /* truncated */
+	uint64_t bad_epoch;    /* a member not registered in the session's current epoch */
 } __rte_cache_aligned;
 
 /* Counters not tied to a session. */

@@ -39,7 +39,8 @@ static const uint8_t default_mac[6] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55};
 
 /* ---- Snapshots ---- */
 
-static void table_insert(struct sa_conf *c, const struct sa_key *k, uint8_t sess, uint8_t rank)
+static void table_insert(struct sa_conf *c, const struct sa_key *k, uint8_t sess, uint8_t rank,
+                         bool stale)
 {
 	uint32_t h = sa_key_hash(k);
 	for (uint32_t i = 0; i < SA_TABLE_SIZE; i++) {
@@ -50,11 +51,14 @@ static void table_insert(struct sa_conf *c, const struct sa_key *k, uint8_t sess
 		e->used = 1;
 		e->session = sess;
 		e->rank = rank;
+		e->stale = stale;
 		return;
 	}
 }
 
-/* Builds a snapshot from master (with its admission table) and publishes it. */
+/* Builds a snapshot from master (with its admission table) and publishes it. A member
+ * registered in an earlier epoch than its session's keeps its entry, marked stale: its packets
+ * are dropped as sa-epoch, not passed on to l2 as an unknown worker's. */
 static int publish(void)
 {
 	struct sa_conf *c = malloc(sizeof(*c));
@@ -73,7 +77,7 @@ static int publish(void)
 				continue;
 			struct sa_key k = {.sip = s->w[r].ip, .dip = s->ip};
 			memcpy(k.mac, s->w[r].mac, 6);
-			table_insert(c, &k, (uint8_t)id, (uint8_t)r);
+			table_insert(c, &k, (uint8_t)id, (uint8_t)r, s->w[r].epoch != s->epoch);
 		}
 	}
 	isw_rcu_publish((void **)&sa_conf_cur, c, free);
@@ -418,24 +422,63 @@ static int cmd_session_del(struct isw_cmd_ctx *c, int argc, char **argv)
 ISW_CMD_REGISTER(sa_session_del, "syncagtr session del", "ID",
                  "delete a session, its workers and its slots", cmd_session_del)
 
+/* The session's admitted packets (pkts) summed over the lcores. */
+static uint64_t pkts_sum(unsigned id)
+{
+	uint64_t n = 0;
+	for (unsigned w = 0; w < isw_dp.nb_workers && w < ISW_MAX_WORKERS; w++)
+		n += sa_counters[w][id].pkts;
+	return n;
+}
+
+/* Packets that reached the session's slots since its epoch started: its slots are clean (all
+ * zero, as a reset leaves them) if and only if this is 0. */
+static uint64_t epoch_pkts(const struct sa_session *s)
+{
+	return pkts_sum(s->id) - s->epoch_base;
+}
+
+/*
+ * A new epoch first, then the clear: once the snapshot that marks every member stale is
+ * published, none of the session's packets reaches its slots (all are sa-epoch drops), so the
+ * cleared slots stay clean until a member registers in the new epoch. (Publishing while the
+ * workers are paused would wait for them forever: parked, they report no quiescent state.)
+ * keep-workers carries the members into the new epoch, for workers registered by hand.
+ */
 static int cmd_session_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t id;
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 2) < 0 ||
 	    arg_session(c, argv[0], true, &id) < 0)
 		return -EINVAL;
+	bool keep = argc == 2;
+	if (keep && strcmp(argv[1], "keep-workers") != 0)
+		return isw_cmd_err(c, EINVAL, "usage: syncagtr session reset %s", c->cmd->usage);
+	struct sa_session *s = &master.sess[id];
+	struct sa_session old = *s;
+	s->epoch++;
+	for (unsigned r = 0; keep && r < SA_WORKERS_MAX; r++)
+		if (s->w[r].valid)
+			s->w[r].epoch = s->epoch;
+	if (publish() < 0) {
+		*s = old;
+		return isw_cmd_err(c, ENOMEM, "no memory; nothing reset");
+	}
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing reset");
-	region_clear(&master.sess[id]);
+		return isw_cmd_err(c, ETIMEDOUT,
+		                   "workers did not pause: epoch %u started, but the slots are not "
+		                   "cleared; reset again",
+		                   s->epoch);
+	region_clear(s);
+	s->epoch_base = pkts_sum(id);
 	isw_dp_resume();
-	/* Registrations from before are from an earlier job now: workers of the new one that
-	 * registered too early register again (their rendezvous counts this epoch only). */
-	master.sess[id].epoch++;
-	isw_json_u64(c->out, "epoch", master.sess[id].epoch);
+	isw_json_u64(c->out, "epoch", s->epoch);
 	return 0;
 }
-ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID",
-                 "clear the session's slots (bitmaps, counts, values) and start a new job epoch",
+ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID [keep-workers]",
+                 "clear the session's slots and start a new job epoch: workers registered "
+                 "before are dropped (sa-epoch) until they register again (keep-workers: they "
+                 "stay registered, in the new epoch)",
                  cmd_session_reset)
 
 static void counters_json(struct isw_json *j, unsigned id)
@@ -452,6 +495,7 @@ static void counters_json(struct isw_json *j, unsigned id)
 		t.bad_region += x->bad_region;
 		t.bad_size += x->bad_size;
 		t.malformed += x->malformed;
+		t.bad_epoch += x->bad_epoch;
 	}
 	isw_json_obj_open(j, NULL);
 	isw_json_u64(j, "session", id);
@@ -464,6 +508,7 @@ static void counters_json(struct isw_json *j, unsigned id)
 	isw_json_u64(j, "drop_region", t.bad_region);
 	isw_json_u64(j, "drop_size", t.bad_size);
 	isw_json_u64(j, "drop_malformed", t.malformed);
+	isw_json_u64(j, "drop_epoch", t.bad_epoch);
 	isw_json_obj_close(j);
 }
 
@@ -498,6 +543,7 @@ static void session_json(struct isw_json *j, const struct sa_session *s)
 	isw_json_u64(j, "epoch", s->epoch);
 	isw_json_u64(j, "current", current_members(s, false));
 	isw_json_u64(j, "live", current_members(s, true));
+	isw_json_u64(j, "epoch_pkts", epoch_pkts(s));
 	isw_json_u64(j, "slots", s->nslots);
 	isw_json_u64(j, "first_slot", s->base);
 	isw_json_u64(j, "threads", s->threads);
@@ -642,7 +688,13 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		/* A worker registering itself again with the same addresses is not an error. */
 		if (memcmp(m->mac, mac, 6) == 0 && m->ip == ip && m->from == from &&
 		    (from == SA_PORT_LEARN || m->port == port)) {
-			m->epoch = s->epoch; /* registered again: in this epoch, now */
+			/* registered again: in this epoch (admitted from now on), now */
+			uint32_t was = m->epoch;
+			m->epoch = s->epoch;
+			if (was != s->epoch && publish() < 0) {
+				m->epoch = was;
+				return isw_cmd_err(c, ENOMEM, "no memory");
+			}
 			m->seen = isw_clock_ms();
 			isw_json_bool(c->out, "exists", true);
 			return 0;

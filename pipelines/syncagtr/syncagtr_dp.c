@@ -298,6 +298,13 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	const struct sa_session *s = &c->sess[e->session];
 	struct sa_counters *cnt = &sa_counters[w->index][e->session];
+	/* A member of an earlier job (registered before the session's last reset): whatever it
+	 * sends belongs to no round of this one. */
+	if (unlikely(e->stale)) {
+		cnt->bad_epoch++;
+		isw_drop(w, m, ISW_DROP_SA_EPOCH);
+		return ISW_PKT_TAKEN;
+	}
 	if (unlikely(len < SA_VAL_OFF)) {
 		cnt->malformed++;
 		isw_drop(w, m, ISW_DROP_MALFORMED);
