@@ -6,9 +6,10 @@
  * errors as -errno and text.
  *
  * verify: the job runs with the engine's result checksums (sa_worker_set_checksums), then one
- * more int32 job of two values allreduces what every worker sent; each worker compares that sum
- * with what it received. The check costs one extra round trip per call and catches any result
- * that is not the sum of its round (another round's, a stale slot's, a corrupted word).
+ * more int32 job of three values allreduces what every worker sent; each worker compares that
+ * sum with what it received (sa_worker_verify). The check costs one extra round trip per call
+ * and catches any result that is not the sum of its round (another round's, a stale slot's, a
+ * corrupted word).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -135,7 +136,8 @@ static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, s
 		return -ENAMETOOLONG;
 	}
 	snprintf(h->ctl, sizeof(h->ctl), "%s", p->ctl);
-	rc = sa_session_register(&h->cfg, h->ctl, h->session, attach, (int)p->reset, h->rejoin,
+	rc = sa_session_register(&h->cfg, h->ctl, h->session, attach,
+	                         sa_reg_flags(!p->no_barrier, !p->no_reset), h->rejoin,
 	                         sizeof(h->rejoin), NULL, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -162,6 +164,8 @@ struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errl
 		goto fail;
 	}
 	rc = sa_params(p, &h->cfg, err, errlen);
+	if (rc == 0)
+		rc = sa_options_check(p->ctl != NULL, !p->no_barrier, err, errlen);
 	if (rc < 0)
 		goto fail;
 	h->session = p->session;
@@ -217,34 +221,15 @@ static void sa_count(struct isw_sa *h, const struct sa_stats *st)
 /* The verify job: allreduce what this worker sent, compare with what it received. */
 static int sa_check(struct isw_sa *h, char *err, size_t errlen)
 {
-	uint32_t sent[3], got[3];
-	int32_t sum[3];
 	struct sa_stats st = {0};
-	int rc;
+	int rc = sa_worker_verify(h->w, &st, err, errlen);
 
-	sa_worker_checksums(h->w, sent, got);
-	memcpy(sum, sent, sizeof(sum));
-	sa_worker_set_checksums(h->w, 0);
-	sa_worker_set_type(h->w, SA_INT32);
-	rc = sa_worker_allreduce(h->w, sum, sum, 3, &st, NULL, NULL);
 	sa_count(h, &st);
-	if (rc < 0)
-		return sa_broken(h, rc, err, errlen);
-	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1] &&
-	    (uint32_t)sum[2] == got[2]) {
+	if (rc == 0)
 		h->st.verified++;
-		return 0;
-	}
-	if ((uint32_t)sum[2] != got[2] && (uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1])
-		snprintf(err, errlen,
-		         "result check failed: the workers did not all receive the same exponents "
-		         "(float32 scales) with their results");
-	else
-		snprintf(err, errlen,
-		         "result check failed: the results this worker received (checksums %08x "
-		         "%08x) are not the sum of what the %u workers sent (%08x %08x)",
-		         got[0], got[1], h->cfg.workers, (uint32_t)sum[0], (uint32_t)sum[1]);
-	return -EBADMSG;
+	else if (rc != -EBADMSG)
+		return sa_broken(h, rc, err, errlen);
+	return rc;
 }
 
 int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int verify, char *err,

@@ -13,7 +13,8 @@
  * int functions return 0 or -errno and write a message to err: -ETIMEDOUT (no result for
  * give_up_s; the message says what the switch knows of the session), -EBADMSG (verify: the
  * result is not the sum of what the workers sent), -EINVAL (bad parameters), -EPIPE (broken
- * earlier), -ENOENT/-EEXIST/-EIO (the switch refused the registration; its reason is in err).
+ * earlier), -ENOENT/-EEXIST/-EIO (the switch refused the registration; its reason is in err),
+ * -EBUSY (no_barrier and no_reset, and the session holds another run's state).
  * Blocking; not thread-safe per communicator.
  */
 #ifndef ISW_HOST_H
@@ -23,7 +24,7 @@
 #include <stdint.h>
 
 /* Bumped on every change of the structures below (the Python side checks it). */
-#define ISW_HOST_API_VERSION 6
+#define ISW_HOST_API_VERSION 7
 
 unsigned isw_host_api_version(void);
 
@@ -46,8 +47,10 @@ struct isw_sa_params {
 	uint32_t first_timeout_ms; /* least timeout of a first window (250); UINT32_MAX for 0 */
 	uint32_t guard_ms;         /* (3); UINT32_MAX for 0 */
 	uint32_t worker_port;      /* UDP port of thread 0 (4000) */
-	uint32_t reset;            /* rank 0 resets the session's slots at registration */
-	uint32_t no_barrier;       /* skip the start barrier (all workers must agree) */
+	uint32_t no_reset;         /* with ctl, rank 0 does not start a new epoch of the session
+	                            * (session reset) at registration; trades safety */
+	uint32_t no_barrier;       /* skip the start barrier (all workers must agree; needs ctl,
+	                            * and with no_reset clean slots); trades safety */
 	const char *switch_ip;
 	const char *ctl;       /* inswitch's control socket: register there; NULL: do not */
 	const char *attach;    /* with ctl: "l2" (NULL), "auto" or a port number */

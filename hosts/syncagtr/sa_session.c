@@ -187,10 +187,11 @@ static const char *attach_from(const char *attach)
 /*
  * A rank that is already registered is fine if it is registered as us: this host's MAC and IP,
  * and the same kind of port (a number: that number). Anything else would leave results going
- * to another port, or a rendezvous waiting for a port that is never learned.
+ * to another port, or a rendezvous waiting for a port that is never learned. With free_ok, a
+ * rank nobody holds is fine too.
  */
 static int member_is_us(const struct sa_config *cfg, const char *path, unsigned session,
-                        const char *mac, const char *ip, const char *attach, char *err,
+                        const char *mac, const char *ip, const char *attach, int free_ok, char *err,
                         size_t errlen)
 {
 	char reply[8192], pat[32], gotmac[32] = "?", gotip[INET_ADDRSTRLEN] = "?", from[16] = "?";
@@ -206,6 +207,8 @@ static int member_is_us(const struct sa_config *cfg, const char *path, unsigned 
 		reply_string(p, "ip", gotip, sizeof(gotip));
 		reply_string(p, "port_from", from, sizeof(from));
 		port = host_ctl_number(p, "port");
+	} else if (free_ok) {
+		return 0;
 	}
 	if (p && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0 &&
 	    strcmp(from, attach_from(attach)) == 0 &&
@@ -225,23 +228,83 @@ static int member_is_us(const struct sa_config *cfg, const char *path, unsigned 
 	return -EEXIST;
 }
 
+unsigned sa_reg_flags(int barrier, int reset)
+{
+	return (reset ? SA_REG_RESET : 0) | (!barrier && !reset ? SA_REG_CLEAN : 0);
+}
+
+int sa_options_check(int ctl, int barrier, char *err, size_t errlen)
+{
+	if (barrier || ctl)
+		return 0;
+	snprintf(err, errlen,
+	         "skipping the start barrier needs the switch's control socket (ctl): without it "
+	         "nothing shows the session's slots clean, and a run on slots another run left "
+	         "takes that run's sums");
+	return -EINVAL;
+}
+
+/*
+ * SA_REG_CLEAN: no packet reached the session's slots since its epoch began (the switch's
+ * epoch_pkts), so they hold nothing of another run. Asked before this worker registers: no rank
+ * of this run sends before every rank is registered, so whatever is counted is another run's.
+ */
+static int session_clean(const char *path, unsigned session, char *err, size_t errlen)
+{
+	char reply[8192];
+	long pkts, epoch;
+
+	if (session_show(path, session, reply, sizeof(reply)) < 0) {
+		snprintf(err, errlen, "'syncagtr session show %u' failed", session);
+		return -EIO;
+	}
+	pkts = host_ctl_number(reply, "epoch_pkts");
+	epoch = host_ctl_number(reply, "epoch");
+	if (pkts < 0) {
+		snprintf(err, errlen,
+		         "the switch does not say whether session %u's slots are clean (no "
+		         "epoch_pkts: an older inswitch?); run with the start barrier or a reset",
+		         session);
+		return -EOPNOTSUPP;
+	}
+	if (pkts == 0)
+		return 0;
+	snprintf(err, errlen,
+	         "session %u holds another run's state (%ld packets reached its slots in its "
+	         "epoch %ld): refused to run without the start barrier and without a reset, whose "
+	         "first results would be that run's; let rank 0 reset the session (the default), "
+	         "or keep the barrier",
+	         session, pkts, epoch);
+	return -EBUSY;
+}
+
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                        const char *attach, int reset, char *rejoin, size_t rejoinlen, FILE *log,
-                        char *err, size_t errlen)
+                        const char *attach, unsigned flags, char *rejoin, size_t rejoinlen,
+                        FILE *log, char *err, size_t errlen)
 {
 	struct sa_local loc;
+	int rc = sa_local_find(cfg->switch_ip, cfg->switch_port, &loc, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	return sa_session_register_as(cfg, &loc, ctl_path, session, attach, flags, rejoin,
+	                              rejoinlen, log, err, errlen);
+}
+
+int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *loc,
+                           const char *ctl_path, unsigned session, const char *attach,
+                           unsigned flags, char *rejoin, size_t rejoinlen, FILE *log, char *err,
+                           size_t errlen)
+{
 	char cmd[256], swip[INET_ADDRSTRLEN], myip[INET_ADDRSTRLEN], mac[32];
 	int rc;
 
-	rc = sa_local_find(cfg->switch_ip, cfg->switch_port, &loc, err, errlen);
-	if (rc < 0)
-		return rc;
 	inet_ntop(AF_INET, &cfg->switch_ip, swip, sizeof(swip));
-	inet_ntop(AF_INET, &loc.ip, myip, sizeof(myip));
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", loc.mac[0], loc.mac[1],
-	         loc.mac[2], loc.mac[3], loc.mac[4], loc.mac[5]);
+	inet_ntop(AF_INET, &loc->ip, myip, sizeof(myip));
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", loc->mac[0], loc->mac[1],
+	         loc->mac[2], loc->mac[3], loc->mac[4], loc->mac[5]);
 	if (log)
-		fprintf(log, "ctl: this worker is %s %s on %s\n", myip, mac, loc.ifname);
+		fprintf(log, "ctl: this worker is %s %s on %s\n", myip, mac, loc->ifname);
 	/* threads and worker-port: the switch owns each thread's slot range on one lcore, so NIC
 	 * steering by source port can bring every packet to its owner (docs/deploy.md). */
 	snprintf(cmd, sizeof(cmd),
@@ -252,7 +315,13 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 		rc = session_fits(cfg, ctl_path, session, log, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (reset && cfg->rank == 0) {
+	if ((flags & SA_REG_CLEAN) && (rc = session_clean(ctl_path, session, err, errlen)) < 0)
+		return rc;
+	if ((flags & SA_REG_RESET) && cfg->rank == 0) {
+		/* Not another host's rank 0: its job would be the one reset. */
+		rc = member_is_us(cfg, ctl_path, session, mac, myip, attach, 1, err, errlen);
+		if (rc < 0)
+			return rc;
 		snprintf(cmd, sizeof(cmd), "syncagtr session reset %u", session);
 		rc = ctl_run(ctl_path, cmd, log, err, errlen);
 		if (rc != 0)
@@ -264,7 +333,7 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 		snprintf(rejoin, rejoinlen, "%s", cmd);
 	rc = ctl_run(ctl_path, cmd, log, err, errlen);
 	if (rc == 1)
-		rc = member_is_us(cfg, ctl_path, session, mac, myip, attach, err, errlen);
+		rc = member_is_us(cfg, ctl_path, session, mac, myip, attach, 0, err, errlen);
 	return rc;
 }
 
@@ -309,7 +378,7 @@ int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers
 {
 	char reply[16384];
 	const char *c;
-	long reg;
+	long reg, cur;
 	int rc;
 
 	rc = host_ctl_run(ctl_path, "syncagtr session show", reply, sizeof(reply), out, len);
@@ -329,6 +398,16 @@ int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers
 		return 0;
 	}
 	c = strstr(reply, "\"counters\":");
+	cur = host_ctl_number(reply, "current");
+	if (cur >= 0 && cur < reg) {
+		snprintf(out, len,
+		         "only %ld of the %ld workers of session %u are registered in its current "
+		         "epoch %ld (since its last reset): the switch drops the others' packets "
+		         "(sa-epoch, %ld so far) until they register again",
+		         cur, reg, session, host_ctl_number(reply, "epoch"),
+		         c ? host_ctl_number(c, "drop_epoch") : -1);
+		return 0;
+	}
 	snprintf(out, len,
 	         "session %u has all %u workers; the switch counted %ld packets, %ld completions, "
 	         "%ld retransmissions, %ld dropped resends to incomplete slots",

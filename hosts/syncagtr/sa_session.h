@@ -5,7 +5,9 @@
  * IP, then sends (one command per line, one JSON reply line each):
  *
  *   syncagtr session add ID ip SWITCH_IP workers N slots S threads T worker-port P
- *   syncagtr session reset ID                                 (rank 0 with reset only)
+ *   syncagtr session show ID        (SA_REG_CLEAN: the slots must be clean; rank 0 with
+ *                                    SA_REG_RESET: the rank must be free or this host's)
+ *   syncagtr session reset ID                                 (rank 0 with SA_REG_RESET)
  *   syncagtr worker add ID RANK mac MAC ip IP port PORT|l2|auto
  *
  * The switch answers an identical repeat of an add with ok. An add refused because something
@@ -35,18 +37,41 @@ struct sa_local {
 int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc, char *err,
                   size_t errlen);
 
+/* What sa_session_register() does besides registering. */
+#define SA_REG_RESET 1u /* rank 0 starts the session's next epoch (session reset) first */
+#define SA_REG_CLEAN 2u /* refuse unless the session's slots are clean (epoch_pkts 0) */
+
+/* The registration flags of a run with (or without) the start barrier and the reset:
+ * SA_REG_CLEAN for a run that has neither (nothing else shows its slots clean). */
+unsigned sa_reg_flags(int barrier, int reset);
+
+/*
+ * The rules for the options that trade safety for speed, shared by the tools: skipping the start
+ * barrier needs the control socket (ctl), since only the switch can show the slots clean. 0, or
+ * -EINVAL with the reason in err.
+ */
+int sa_options_check(int ctl, int barrier, char *err, size_t errlen);
+
 /*
  * Registers the worker described by cfg in session `session` (1..64): session add (asking for
- * sa_config_slots(cfg) slots), optional reset (rank 0 only: a new job epoch), worker add with
- * `port ATTACH` (its command line copied to rejoin, when given, for sa_session_wait_ports):
- * the switch port this host is behind, "l2" (the switch reads it from the static l2 entry of
- * this host's MAC) or "auto" (learned from the first packets, which loses their results: only
- * for clients that resend). Progress lines go to log (may be NULL). Returns 0 or -errno with a
- * message in err.
+ * sa_config_slots(cfg) slots); with SA_REG_CLEAN, a check that no packet reached the session's
+ * slots since its epoch began (-EBUSY and the reason otherwise: another run's state is there,
+ * and no rank of this run has sent, since none sends before every rank is registered); with
+ * SA_REG_RESET on rank 0, a new job epoch (session reset), once the rank is known to be free or
+ * this host's; then worker add with `port ATTACH` (its command line copied to rejoin, when
+ * given, for sa_session_wait_ports): the switch port this host is behind, "l2" (the switch
+ * reads it from the static l2 entry of this host's MAC) or "auto" (learned from the first
+ * packets, which loses their results: only for clients that resend). Progress lines go to log
+ * (may be NULL). Returns 0 or -errno with a message in err.
  */
 int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
-                        const char *attach, int reset, char *rejoin, size_t rejoinlen, FILE *log,
-                        char *err, size_t errlen);
+                        const char *attach, unsigned flags, char *rejoin, size_t rejoinlen,
+                        FILE *log, char *err, size_t errlen);
+/* The same for a worker whose address, MAC and interface are loc (sa_local_find's). */
+int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *loc,
+                           const char *ctl_path, unsigned session, const char *attach,
+                           unsigned flags, char *rejoin, size_t rejoinlen, FILE *log, char *err,
+                           size_t errlen);
 
 /*
  * Waits (at most timeout_ms) until `syncagtr session show` lists every one of the session's

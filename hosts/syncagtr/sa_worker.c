@@ -555,7 +555,8 @@ static int give_up(struct sa_thread *t)
 	else if (t->barrier)
 		set_error(t->w,
 		          "start barrier: no answer in %u s; are the switch session and all %u "
-		          "workers up?",
+		          "workers up, and registered since the session's last reset (it drops "
+		          "the packets of workers registered before: sa-epoch)?",
 		          c->give_up_s, c->workers);
 	else
 		set_error(t->w,
@@ -799,6 +800,35 @@ void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t g
 {
 	memcpy(sent, w->ck_sent, sizeof(w->ck_sent));
 	memcpy(got, w->ck_got, sizeof(w->ck_got));
+}
+
+int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t errlen)
+{
+	uint32_t sent[3], got[3];
+	int32_t sum[3];
+	int rc;
+
+	sa_worker_checksums(w, sent, got);
+	memcpy(sum, sent, sizeof(sum));
+	sa_worker_set_checksums(w, 0);
+	sa_worker_set_type(w, SA_INT32);
+	rc = sa_worker_allreduce(w, sum, sum, 3, st, NULL, NULL);
+	if (rc < 0) {
+		snprintf(err, errlen, "result check: %s", sa_worker_error(w));
+		return rc;
+	}
+	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1] && (uint32_t)sum[2] == got[2])
+		return 0;
+	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1])
+		snprintf(err, errlen,
+		         "result check failed: the workers did not all receive the same exponents "
+		         "(float32 scales) with their results");
+	else
+		snprintf(err, errlen,
+		         "result check failed: the results this worker received (checksums %08x "
+		         "%08x) are not the sum of what the %u workers sent (%08x %08x)",
+		         got[0], got[1], w->cfg.workers, (uint32_t)sum[0], (uint32_t)sum[1]);
+	return -EBADMSG;
 }
 
 int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st)

@@ -227,4 +227,15 @@ void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
 void sa_worker_set_checksums(struct sa_worker *w, int on);
 void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3]);
 
+/*
+ * The end-to-end check of the job just done (run with the checksums on): one more job, int32 of
+ * three values, allreduces every worker's `sent`, and each worker compares the sum with its
+ * `got`. Every worker must call it after the same job. 0 when they agree; -EBADMSG when they do
+ * not (the job's results are not the sums of what the workers sent: another run's, a stale
+ * slot's, a forged or corrupted one), the reason in err; or the check job's -errno (its reason
+ * in err too). Leaves the checksums off and the type int32; the check job's figures are added
+ * to *st (may be NULL).
+ */
+int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t errlen);
+
 #endif

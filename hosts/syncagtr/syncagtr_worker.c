@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * syncagtr-worker: allreduce a generated tensor through a SyncAgtr switch session and report
- * goodput, optionally checking the result against the sum every worker's seed implies.
+ * goodput. Every job is checked end to end (sa_worker_verify) unless --no-verify; --check also
+ * checks the result against the sum every worker's seed implies.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,12 +22,15 @@ struct opts {
 	size_t count;
 	uint64_t seed;
 	unsigned repeat, session;
-	int check, json, quiet, reset, no_barrier;
+	int check, json, quiet, no_barrier;
+	int verify;            /* the end-to-end check after every job (on unless --no-verify) */
+	int reset;             /* with --ctl, rank 0 starts a new epoch (on unless --no-reset) */
 	const char *transport; /* "xdp" or "socket": what the worker's sockets use */
 	const char *ctl;
 	const char *attach; /* --attach: the switch port behind which this host is */
 	char rejoin[256];   /* --ctl: this worker's 'worker add' line, to register again */
 	double barrier_s;   /* time the start barrier took */
+	double verify_s;    /* time the end-to-end checks took (part of the jobs' time) */
 };
 
 static const char usage_text[] =
@@ -46,8 +50,13 @@ static const char usage_text[] =
         "                           (default 1Mi)\n"
         "      --type int32|float32 element type (default int32)\n"
         "      --seed S             worker r's tensor is a function of (S, r, index) (default 1)\n"
-        "      --check              verify against the sum of every rank's tensor: int32 exact,\n"
-        "                           float32 within N/scale + 2^-23 |sum| per element (README)\n"
+        "      --check              also verify against the sum of every rank's tensor: int32\n"
+        "                           exact, float32 within N/scale + 2^-23 |sum| per element\n"
+        "                           (README)\n"
+        "      --no-verify          trades safety for speed: skip the end-to-end check after\n"
+        "                           every job (one more round trip, in which every worker\n"
+        "                           compares checksums of what all sent with what it got);\n"
+        "                           a wrong result then exits 0\n"
         "      --timeout-ms MS      least retransmission timeout (default 20); a packet's first\n"
         "                           timeout is max(MS, srtt + 4 rttvar), doubled on each resend\n"
         "                           up to --timeout-max-ms (default 1000)\n"
@@ -61,22 +70,31 @@ static const char usage_text[] =
         "      --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
         "      --guard-ms MS        least time between the last send of a packet and the next\n"
         "                           packet of its slot; must exceed the longest delay a copy\n"
-        "                           can see in the network (default 3; 0 = SwitchML's behaviour)\n"
+        "                           can see in the network (default 3). Less trades safety\n"
+        "                           for speed: 0 is SwitchML's behaviour, where a copy the\n"
+        "                           network duplicated and delayed is summed into a later round\n"
         "      --give-up-s S        fail if a thread gets no result for S seconds (default 20)\n"
         "      --repeat K           allreduce K times (K jobs) in one run (default 1)\n"
-        "      --no-barrier         skip the start barrier: an untimed job of one window per\n"
-        "                           thread that waits for every worker and proves every slot\n"
-        "                           clean (an answer left by an earlier run is ignored, so a\n"
-        "                           --reset still on its way is safe); all workers of a\n"
-        "                           session must agree on this\n"
+        "      --no-barrier         trades safety for speed: skip the start barrier, an\n"
+        "                           untimed job of one window per thread that waits for every\n"
+        "                           worker and proves every slot clean (an answer left by an\n"
+        "                           earlier run is ignored). Needs --ctl; with --no-reset too,\n"
+        "                           refused while the session holds another run's state;\n"
+        "                           all workers of a session must agree on this\n"
         "      --ctl SOCKET         register with inswitch's control socket first\n"
         "      --session ID         session id for --ctl, 1..64 (default 1)\n"
         "      --attach PORT|l2|auto  with --ctl, the switch port this host is behind: a\n"
         "                           number, l2 (default: the switch's static l2 entry for\n"
         "                           this host's MAC) or auto (learned from the first packets,\n"
         "                           whose results are then lost and must be resent)\n"
-        "      --reset              with --ctl, rank 0 clears the session's slots before it\n"
-        "                           sends (safe with the start barrier: README)\n"
+        "      --reset              with --ctl, rank 0 starts a new epoch of the session (a\n"
+        "                           'session reset': slots cleared, packets of workers\n"
+        "                           registered before it dropped) before anyone sends; the\n"
+        "                           default\n"
+        "      --no-reset           trades safety: with --ctl, no new epoch; the job shares\n"
+        "                           its epoch and slots with the runs before it, and only the\n"
+        "                           start barrier and the end-to-end check stand between\n"
+        "                           their state and this job's results\n"
         "  -j, --json               print one JSON object with the figures\n"
         "  -q, --quiet              no progress, registration or per-job lines (the check\n"
         "                           verdict and the summary still appear)\n"
@@ -110,6 +128,8 @@ enum {
 	O_FIRST_TIMEOUT,
 	O_TRANSPORT,
 	O_BUSY_POLL,
+	O_NOVERIFY,
+	O_NORESET,
 };
 
 static const struct option longopts[] = {
@@ -138,6 +158,8 @@ static const struct option longopts[] = {
         {"first-timeout-ms", required_argument, NULL, O_FIRST_TIMEOUT},
         {"transport", required_argument, NULL, O_TRANSPORT},
         {"busy-poll", no_argument, NULL, O_BUSY_POLL},
+        {"no-verify", no_argument, NULL, O_NOVERIFY},
+        {"no-reset", no_argument, NULL, O_NORESET},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -265,6 +287,12 @@ static int set_option(struct opts *o, int c, const char *name, const char *arg)
 	case O_RESET:
 		o->reset = 1;
 		return 0;
+	case O_NORESET:
+		o->reset = 0;
+		return 0;
+	case O_NOVERIFY:
+		o->verify = 0;
+		return 0;
 	case 'j':
 		o->json = 1;
 		return 0;
@@ -305,8 +333,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		                      : "--rank, --workers and --switch-ip are required");
 		return -1;
 	}
-	if (sa_config_check(&o->cfg, why, sizeof(why)) < 0) {
-		fprintf(stderr, "syncagtr-worker: %s\n", why);
+	if (sa_config_check(&o->cfg, why, sizeof(why)) < 0 ||
+	    sa_options_check(o->ctl != NULL, !o->no_barrier, why, sizeof(why)) < 0) {
+		fprintf(stderr, "syncagtr-worker: %s%s\n", why,
+		        o->no_barrier && !o->ctl ? " (--no-barrier needs --ctl)" : "");
 		return -1;
 	}
 	return 0;
@@ -353,6 +383,7 @@ static void report_check(const struct opts *o, const struct sa_verify_result *v,
 		        v->bound, v->max_err);
 }
 
+/* verified: 1 when every check that ran passed, 0 when one failed, -1 when none ran. */
 static void print_json(const struct opts *o, const struct sa_stats *s, const struct hx_stats *t,
                        int verified, double max_err)
 {
@@ -372,12 +403,15 @@ static void print_json(const struct opts *o, const struct sa_stats *s, const str
 	       gbps);
 	if (!o->no_barrier)
 		printf(",\"barrier_seconds\":%.6f", o->barrier_s);
+	printf(",\"verify\":%s", o->verify ? "true" : "false");
+	if (o->verify)
+		printf(",\"verify_seconds\":%.6f", o->verify_s);
 	if (o->check && o->cfg.type == SA_FLOAT32)
 		printf(",\"max_err\":%.6g", max_err);
 	printf(",\"frames\":{\"tx\":%" PRIu64 ",\"tx_full\":%" PRIu64 ",\"rx\":%" PRIu64
 	       ",\"rx_dropped\":%" PRIu64 ",\"rx_bad\":%" PRIu64 ",\"wakeups\":%" PRIu64 "}",
 	       t->tx, t->tx_full, t->rx, t->rx_dropped, t->rx_bad, t->wakeups);
-	printf(",\"verified\":%s}\n", !o->check ? "null" : verified ? "true" : "false");
+	printf(",\"verified\":%s}\n", verified < 0 ? "null" : verified ? "true" : "false");
 }
 
 /* --ctl: registers this worker (sa_session_register). */
@@ -386,7 +420,8 @@ static int register_worker(struct opts *o, char *err, size_t errlen)
 	FILE *log = o->quiet ? NULL : stderr;
 	int rc;
 
-	rc = sa_session_register(&o->cfg, o->ctl, o->session, o->attach, o->reset, o->rejoin,
+	rc = sa_session_register(&o->cfg, o->ctl, o->session, o->attach,
+	                         sa_reg_flags(!o->no_barrier, o->reset), o->rejoin,
 	                         sizeof(o->rejoin), log, err, errlen);
 	if (rc < 0) {
 		if (strstr(err, "no l2 entry"))
@@ -432,9 +467,6 @@ static int barrier(struct opts *o, struct sa_worker *w)
 		        o->cfg.rank, o->cfg.workers);
 	if (sa_worker_barrier(w, &st) < 0) {
 		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, sa_worker_error(w));
-		if (o->reset)
-			fprintf(stderr, "syncagtr-worker: with --reset, start the other ranks only "
-			                "after rank 0 has reset the session (README)\n");
 		return -1;
 	}
 	if (!o->quiet)
@@ -450,12 +482,31 @@ static int barrier(struct opts *o, struct sa_worker *w)
 	return 0;
 }
 
+/* The end-to-end check of job j (sa_worker_verify): 1 passed, 0 failed, -1 could not run. */
+static int verify_job(struct opts *o, struct sa_worker *w, unsigned j, struct sa_stats *total)
+{
+	struct sa_stats st = {0};
+	char why[320];
+	int rc = sa_worker_verify(w, &st, why, sizeof(why));
+
+	sa_stats_add(total, &st);
+	o->verify_s += st.seconds;
+	if (rc == 0) {
+		if (!o->quiet)
+			fprintf(stderr, "rank %u job %u: result checked end to end\n", o->cfg.rank,
+			        j);
+		return 1;
+	}
+	fprintf(stderr, "syncagtr-worker: rank %u job %u: %s\n", o->cfg.rank, j, why);
+	return rc == -EBADMSG ? 0 : -1;
+}
+
 /* Runs the jobs; returns the exit status. */
 static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 {
 	struct sa_stats total = {0}, one;
 	struct sa_verify_result v;
-	int verified = 1, rc;
+	int verified = o->check || o->verify ? 1 : -1, rc;
 	double max_err = 0;
 	unsigned j;
 
@@ -463,6 +514,9 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 		return 1;
 	for (j = 0; j < o->repeat; j++) {
 		memset(&one, 0, sizeof(one));
+		/* the check job of the last one left the type at int32 */
+		sa_worker_set_type(w, o->cfg.type);
+		sa_worker_set_checksums(w, o->verify);
 		rc = sa_worker_allreduce(w, in, out, o->count, &one, o->quiet ? NULL : progress, o);
 		sa_stats_add(&total, &one);
 		if (rc < 0) {
@@ -478,6 +532,12 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 			        o->cfg.rank, j, o->count, one.seconds,
 			        (double)o->count * 32 / one.seconds / 1e9, one.packets,
 			        one.retransmits, one.duplicates);
+		if (o->verify) {
+			rc = verify_job(o, w, j, &total);
+			if (rc < 0)
+				return 1;
+			verified &= rc;
+		}
 		if (o->check) {
 			sa_verify(&o->cfg, o->seed, out, o->count, &v);
 			report_check(o, &v, j);
@@ -494,13 +554,21 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 	} else
 		printf("rank %u: goodput %.3f Gbit/s over %u job(s)%s\n", o->cfg.rank,
 		       (double)o->count * 32 * o->repeat / total.seconds / 1e9, o->repeat,
-		       o->check && verified ? ", result verified" : "");
-	return verified ? 0 : 1;
+		       verified == 1   ? ", result verified"
+		       : verified == 0 ? ", result WRONG"
+		                       : ", result not checked (--no-verify)");
+	return verified != 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.count = 1 << 20, .seed = 1, .repeat = 1, .session = 1, .attach = "l2"};
+	struct opts o = {.count = 1 << 20,
+	                 .seed = 1,
+	                 .repeat = 1,
+	                 .session = 1,
+	                 .attach = "l2",
+	                 .verify = 1,
+	                 .reset = 1};
 	struct sa_worker *w;
 	void *in, *out;
 	char err[512];

@@ -3,7 +3,8 @@
  * Unit tests of the SyncAgtr host library: quantisation and exponents, slot/set mapping
  * (across repeated jobs), packet build/parse, test tensors and verification. The last tests run
  * the engine against a small switch model on loopback (the per-packet algorithm of
- * docs/syncagtr.md, with loss and duplication), so no namespaces or root are needed.
+ * docs/syncagtr.md, with loss and duplication), so no namespaces or root are needed; the session
+ * helper's registration against a scripted control socket.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,8 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
+#include "sa_session.h"
 #include "sa_worker.h"
 
 static void test_exponent(void **state)
@@ -875,6 +879,258 @@ static void test_engine_checksums(void **state)
 	model_stop(m, mt);
 }
 
+/*
+ * The end-to-end check (sa_worker_verify) the tools run after every job by default: it passes on
+ * exact jobs, int32 and float32; a result word corrupted on its way to rank 0 fails rank 0's
+ * check, naming the checksums, and no one else's; a result exponent corrupted on its way to rank
+ * 0 fails everyone's, naming the exponents. The type is int32 after the check.
+ */
+struct vjob {
+	struct job *j;
+	int rc;
+	char why[320];
+};
+
+static void *vjob_main(void *arg)
+{
+	struct vjob *v = arg;
+
+	job_main(v->j);
+	if (v->j->rc == 0)
+		v->rc = sa_worker_verify(v->j->w, NULL, v->why, sizeof(v->why));
+	return NULL;
+}
+
+static void test_engine_verify(void **state)
+{
+	(void)state;
+	pthread_t mt, jt[3];
+	struct model *m = model_start(3, 64, 0, 0, 0, &mt);
+	struct job j[3];
+	struct vjob v[3];
+	enum sa_dtype types[] = {SA_INT32, SA_FLOAT32, SA_INT32, SA_FLOAT32};
+
+	for (unsigned r = 0; r < 3; r++)
+		job_init(&j[r], m, r, SA_INT32, 5000, 1, 1);
+	for (unsigned round = 0; round < 4; round++) {
+		if (round == 2)
+			atomic_store(&m->corrupt, 1);
+		if (round == 3)
+			atomic_store(&m->corrupt_exp, 1);
+		for (unsigned r = 0; r < 3; r++) {
+			sa_worker_set_type(j[r].w, types[round]);
+			sa_worker_set_checksums(j[r].w, 1);
+			j[r].c.type = types[round];
+			sa_gen(5, r, types[round], j[r].in, 0, j[r].count);
+			j[r].barrier = round == 0;
+			v[r] = (struct vjob){.j = &j[r], .rc = 1};
+			assert_int_equal(pthread_create(&jt[r], NULL, vjob_main, &v[r]), 0);
+		}
+		for (unsigned r = 0; r < 3; r++)
+			pthread_join(jt[r], NULL);
+		for (unsigned r = 0; r < 3; r++) {
+			assert_int_equal(j[r].rc, 0);
+			if (round < 2 || (round == 2 && r != 0)) {
+				assert_int_equal(v[r].rc, 0);
+				continue;
+			}
+			assert_int_equal(v[r].rc, -EBADMSG);
+			assert_non_null(strstr(v[r].why, "result check failed"));
+			assert_non_null(
+			        strstr(v[r].why, round == 2 ? "checksums" : "same exponents"));
+		}
+	}
+	for (unsigned r = 0; r < 3; r++)
+		job_fini(&j[r]);
+	model_stop(m, mt);
+}
+
+/* The options that trade safety: no start barrier needs the control socket; the registration
+ * asks for clean slots exactly when there is neither a barrier nor a reset. */
+static void test_options(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(sa_options_check(0, 0, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "control socket"));
+	assert_int_equal(sa_options_check(1, 0, err, sizeof(err)), 0);
+	assert_int_equal(sa_options_check(0, 1, err, sizeof(err)), 0);
+	assert_int_equal(sa_reg_flags(1, 1), SA_REG_RESET);
+	assert_int_equal(sa_reg_flags(0, 1), SA_REG_RESET);
+	assert_int_equal(sa_reg_flags(1, 0), 0);
+	assert_int_equal(sa_reg_flags(0, 0), SA_REG_CLEAN);
+}
+
+/* ---- the session helper against a scripted control socket ---- */
+
+struct fake_ctl {
+	int fd;
+	char path[64];
+	pthread_t th;
+	atomic_int stop;
+	pthread_mutex_t lock;
+	char log[4096];   /* the commands received, one per line */
+	const char *show; /* the reply to 'syncagtr session show ...' */
+};
+
+static void fake_reply(struct fake_ctl *f, int c, const char *cmd)
+{
+	const char *r = "{\"ok\":false,\"error\":\"unknown command\"}";
+
+	if (strncmp(cmd, "syncagtr session add", 20) == 0)
+		r = "{\"ok\":true,\"exists\":true}";
+	else if (strncmp(cmd, "syncagtr session show", 21) == 0)
+		r = f->show;
+	else if (strncmp(cmd, "syncagtr session reset", 22) == 0)
+		r = "{\"ok\":true,\"epoch\":4}";
+	else if (strncmp(cmd, "syncagtr worker add", 19) == 0)
+		r = "{\"ok\":true}";
+	if (write(c, r, strlen(r)) < 0 || write(c, "\n", 1) < 0)
+		return;
+}
+
+static void *fake_main(void *arg)
+{
+	struct fake_ctl *f = arg;
+	struct pollfd p = {.fd = f->fd, .events = POLLIN};
+
+	while (!atomic_load(&f->stop)) {
+		char cmd[512];
+		size_t n = 0;
+		int c;
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		c = accept(f->fd, NULL, NULL);
+		if (c < 0)
+			continue;
+		while (n + 1 < sizeof(cmd) && read(c, cmd + n, 1) == 1 && cmd[n] != '\n')
+			n++;
+		cmd[n] = '\0';
+		pthread_mutex_lock(&f->lock);
+		snprintf(f->log + strlen(f->log), sizeof(f->log) - strlen(f->log), "%s\n", cmd);
+		pthread_mutex_unlock(&f->lock);
+		fake_reply(f, c, cmd);
+		close(c);
+	}
+	return NULL;
+}
+
+static void fake_start(struct fake_ctl *f, const char *show)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	f->show = show;
+	snprintf(f->path, sizeof(f->path), "/tmp/test-sa-host.%d.sock", (int)getpid());
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", f->path);
+	unlink(f->path);
+	f->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(f->fd >= 0);
+	assert_int_equal(bind(f->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(f->fd, 8), 0);
+	assert_int_equal(pthread_create(&f->th, NULL, fake_main, f), 0);
+}
+
+static void fake_stop(struct fake_ctl *f)
+{
+	atomic_store(&f->stop, 1);
+	pthread_join(f->th, NULL);
+	close(f->fd);
+	unlink(f->path);
+	pthread_mutex_destroy(&f->lock);
+}
+
+/* Registers rank `rank` of 2 as 02:00:00:00:00:0<rank+1> / 10.9.9.<rank+1>, against show. */
+static int fake_register(const char *show, unsigned rank, unsigned flags, char *log, size_t loglen,
+                         char *err, size_t errlen)
+{
+	struct fake_ctl f;
+	struct sa_config c;
+	struct sa_local loc = {.mac = {2, 0, 0, 0, 0, (uint8_t)(rank + 1)}};
+	int rc;
+
+	sa_config_default(&c);
+	c.rank = rank;
+	c.workers = 2;
+	inet_pton(AF_INET, "10.9.9.254", &c.switch_ip);
+	loc.ip.s_addr = htonl(0x0a090900u + rank + 1);
+	snprintf(loc.ifname, sizeof(loc.ifname), "eth9");
+	fake_start(&f, show);
+	err[0] = '\0';
+	rc = sa_session_register_as(&c, &loc, f.path, 1, "l2", flags, NULL, 0, NULL, err, errlen);
+	fake_stop(&f);
+	snprintf(log, loglen, "%s", f.log);
+	return rc;
+}
+
+#define SHOW(pkts, members)                                                                     \
+	"{\"ok\":true,\"switch_mac\":\"02:00:00:00:00:fe\",\"sessions\":[{\"session\":1,"       \
+	"\"ip\":\"10.9.9.254\",\"workers\":2,\"registered\":1,\"epoch\":3,\"current\":1,"       \
+	"\"live\":0" pkts ",\"slots\":512,\"first_slot\":0,\"threads\":4,\"worker_port\":4000," \
+	"\"group\":65281}],\"members\":[" members "],\"counters\":[]}"
+#define MEMBER0(mac)                                                                    \
+	"{\"session\":1,\"rank\":0,\"mac\":\"" mac "\",\"ip\":\"10.9.9.1\",\"port\":0," \
+	"\"auto\":false,\"port_from\":\"l2\",\"epoch\":3,\"registered_ms_ago\":5000}"
+
+/*
+ * Registration: without barrier and reset (SA_REG_CLEAN), a session whose slots hold another
+ * run's state (epoch_pkts > 0), or a switch that cannot say, refuses before the worker is
+ * registered; clean slots register. With the reset (SA_REG_RESET), rank 0 resets between the
+ * session and the worker, and not when the rank is another host's; other ranks never reset.
+ */
+static void test_session_register(void **state)
+{
+	char log[4096], err[512];
+	const char *wadd0 = "syncagtr worker add 1 0 mac 02:00:00:00:00:01 ip 10.9.9.1 port l2\n",
+	           *wadd1 = "syncagtr worker add 1 1 mac 02:00:00:00:00:02 ip 10.9.9.2 port l2\n";
+
+	(void)state;
+	assert_int_equal(fake_register(SHOW(",\"epoch_pkts\":512", ""), 1, SA_REG_CLEAN, log,
+	                               sizeof(log), err, sizeof(err)),
+	                 -EBUSY);
+	assert_non_null(strstr(err, "holds another run's state (512 packets"));
+	assert_null(strstr(log, "worker add"));
+	assert_int_equal(
+	        fake_register(SHOW("", ""), 1, SA_REG_CLEAN, log, sizeof(log), err, sizeof(err)),
+	        -EOPNOTSUPP);
+	assert_null(strstr(log, "worker add"));
+	assert_int_equal(fake_register(SHOW(",\"epoch_pkts\":0", ""), 1, SA_REG_CLEAN, log,
+	                               sizeof(log), err, sizeof(err)),
+	                 0);
+	assert_non_null(strstr(log, wadd1));
+	assert_null(strstr(log, "reset"));
+
+	/* rank 0 with the reset: session add, the rank checked free, reset, worker add */
+	assert_int_equal(fake_register(SHOW(",\"epoch_pkts\":9", ""), 0, SA_REG_RESET, log,
+	                               sizeof(log), err, sizeof(err)),
+	                 0);
+	const char *a = strstr(log, "syncagtr session add 1 ip 10.9.9.254 workers 2 slots 512");
+	const char *r = strstr(log, "syncagtr session reset 1\n");
+	const char *w = strstr(log, wadd0);
+	assert_true(a != NULL && r != NULL && w != NULL && a < r && r < w);
+	/* ... also when the rank is held by this host (a registration left by an earlier run) */
+	assert_int_equal(fake_register(SHOW(",\"epoch_pkts\":9", MEMBER0("02:00:00:00:00:01")), 0,
+	                               SA_REG_RESET, log, sizeof(log), err, sizeof(err)),
+	                 0);
+	assert_non_null(strstr(log, "syncagtr session reset 1\n"));
+	/* ... but not another host's: that host's job would be the one reset */
+	assert_int_equal(fake_register(SHOW(",\"epoch_pkts\":9", MEMBER0("02:00:00:00:00:07")), 0,
+	                               SA_REG_RESET, log, sizeof(log), err, sizeof(err)),
+	                 -EEXIST);
+	assert_non_null(strstr(err, "02:00:00:00:00:07"));
+	assert_null(strstr(log, "reset"));
+	assert_null(strstr(log, "worker add"));
+	/* rank 1 never resets */
+	assert_int_equal(fake_register(SHOW(",\"epoch_pkts\":9", ""), 1, SA_REG_RESET, log,
+	                               sizeof(log), err, sizeof(err)),
+	                 0);
+	assert_null(strstr(log, "reset"));
+	assert_non_null(strstr(log, wadd1));
+}
+
 /* Every test starts with the engine knobs' defaults, even after one that failed midway. */
 static int knobs_reset(void **state)
 {
@@ -905,6 +1161,9 @@ int main(void)
 	        cmocka_unit_test_setup(test_barrier_pattern, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_barrier_stale, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_checksums, knobs_reset),
+	        cmocka_unit_test_setup(test_engine_verify, knobs_reset),
+	        cmocka_unit_test_setup(test_options, knobs_reset),
+	        cmocka_unit_test_setup(test_session_register, knobs_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

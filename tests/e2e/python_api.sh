@@ -5,8 +5,9 @@
 # place, int32 exact and float32 within its bound, copies only where the layout needs them, and
 # errors as exceptions with the switch's reason. This script plays the operator and the
 # attacker between the ranks' steps: it forges a contribution of rank 1 (from rank 1's host,
-# with its addresses) into the slot of the next job's first packet, so that only verify=True can
-# tell the result is wrong, and later deletes the session under the ranks. Then the switch is
+# with its addresses) into the slot of the next job's first packet, so that only the end-to-end
+# check (verify, on by default) can tell the result is wrong, and later deletes the session
+# under the ranks. Then the switch is
 # swapped to ATP (app 1 on the two hosts, its parameter server on h3) and each host runs
 # tests/e2e/python_api_atp.py: inswitch.ATP in place, int32 exact, float32 within its scaling
 # bound, and the PS stopped under the workers raising AllreduceTimeout.

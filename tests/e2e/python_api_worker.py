@@ -7,8 +7,11 @@
 Steps (every rank makes the same calls; files in SYNC_DIR line the ranks up with the script,
 which forges a packet and deletes the session in between):
   1. open a SyncAgtr communicator (1 thread, window 8: the slot of the next packet is known);
-  2. verify=True after a forged contribution for the first packet's slot: ResultCheckError;
-  3. numpy int32, exact, in place and without a copy; verify=True passes;
+     barrier=False without ctl is refused (nothing could show the slots clean);
+  2. the default end-to-end check after a forged contribution for the first packet's slot:
+     ResultCheckError;
+  3. numpy int32, exact, in place and without a copy; the check passes (every call below is
+     checked, by default);
   4. a torch float32 tensor within the quantisation bound; a non-contiguous torch int32 view
      and a big-endian numpy array (copied, written back); float64 and read-only arrays refused;
   5. the session deleted on the switch: AllreduceTimeout naming the missing session.
@@ -45,15 +48,17 @@ def wait_for(name, timeout=30):
         time.sleep(0.02)
 
 
+expect(ValueError, lambda: inswitch.SyncAgtr(rank, workers, switch_ip, barrier=False),
+       "control socket")
 comm = inswitch.SyncAgtr(rank, workers, switch_ip, ctl=ctl, session=1, threads=1, window=8,
                          give_up_s=3)
 
 # 2. A forged contribution waits in the slot of the next job's packet 0: every result of that
-# round is wrong, and only the end-to-end check can tell.
+# round is wrong, and only the end-to-end check (on by default) can tell.
 mark("open")
 wait_for("forged")
 a = np.arange(1000, dtype=np.int32) * (rank + 1)
-seen["forged"] = expect(inswitch.ResultCheckError, lambda: comm.allreduce(a, verify=True),
+seen["forged"] = expect(inswitch.ResultCheckError, lambda: comm.allreduce(a),
                         "result check failed")
 # ...and it was right to: the sum written into a is not the workers' sum.
 assert not np.array_equal(a, np.arange(1000, dtype=np.int32) * sum(range(1, workers + 1)))
@@ -67,7 +72,7 @@ want = sum((np.arange(n, dtype=np.int64) * 7919 + r * 104729).astype(np.int32).a
 want = ((want + 2**31) % 2**32 - 2**31).astype(np.int32)
 assert _Buffer(x).borrowed, "a C-contiguous int32 array should be used in place"
 ptr = x.ctypes.data
-assert comm.allreduce(x, verify=True) is x and x.ctypes.data == ptr
+assert comm.allreduce(x) is x and x.ctypes.data == ptr
 assert np.array_equal(x, want), "int32 sums differ at %s" % np.nonzero(x != want)[0][:5]
 seen["int32"] = "exact"
 
@@ -99,7 +104,7 @@ ro.flags.writeable = False
 expect(ValueError, lambda: comm.allreduce(ro), "read-only")
 s = comm.stats
 seen["stats"] = s.as_dict()
-assert s.jobs == 5 and s.verified == 1, s  # the forged job completed but did not verify
+assert s.jobs == 5 and s.verified == 4, s  # the forged job completed but did not verify
 assert s.retransmits == 0, s
 
 # 5. The session is gone: the timeout says so.

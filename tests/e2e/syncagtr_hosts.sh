@@ -29,6 +29,14 @@
 #   (g) a SIGKILLed job followed by a new one: four workers killed mid-job leave dirty slots and
 #       their registrations; the new job's ranks 1..3 start at once, rank 0 1 s later with
 #       --reset: the dead registrations are not live, nobody starts before the reset; exact
+#   (h) issue 25: runs with --no-barrier and without --reset (rank 0 starting a new epoch is
+#       the tools' default now), checked end to end and against the tensors: after a complete
+#       4 Mi run (whose last window is on set 0 of every slot, where the next run's first
+#       window goes: the old tools took its sums for 131,072 of 4,194,304 elements, and
+#       exited 0 without --check) and after a job SIGKILLed mid-job (the old tools: a hang or
+#       wrong sums): exact; then after another killed job, --no-barrier --no-reset: every rank
+#       refuses before it registers, naming the other run's state, and nothing reaches the
+#       switch
 #   syncagtr_hosts.sh BUILD_DIR        (SA_CASES="a c" runs only those cases)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -262,11 +270,16 @@ case_f() {
 	[ "$e1" -gt "$e0" ] || isw_fail "(f) the session's epoch did not move"
 }
 
+# pkts: what session 1 has counted (0 while it does not exist)
 pkts() {
-	isw_ctl --json syncagtr session show 1 | jq '.counters[0].pkts'
+	local n
+	n=$(isw_ctl --json syncagtr session show 1 2>/dev/null | jq '.counters[0].pkts') || n=0
+	echo "${n:-0}"
 }
 
-case_g() {
+# killed_job: four workers of session 1 SIGKILLed mid-job (once their packets are flowing, past
+# the barrier's 1024, and 1.5 s more): dirty slots and four registrations left behind.
+killed_job() {
 	local h k p0 pids=()
 	p0=$(pkts)
 	for h in 1 2 3 4; do
@@ -274,7 +287,6 @@ case_g() {
 			--ctl "$ISW_CTL_SOCK" --session 1 --count 32Mi --quiet >/dev/null 2>&1 &
 		pids+=($!)
 	done
-	# Mid-job: once its packets are flowing (past the barrier's 1024), and 1.5 s more.
 	for ((k = 0; k < 300; k++)); do
 		[ "$(pkts)" -gt $((p0 + 20000)) ] && break
 		sleep 0.1
@@ -282,6 +294,10 @@ case_g() {
 	sleep 1.5
 	kill -KILL "${pids[@]}" 2>/dev/null || true
 	wait "${pids[@]}" 2>/dev/null || true
+}
+
+case_g() {
+	killed_job
 	echo "(g) after the SIGKILL: $(isw_ctl --json syncagtr session show 1 |
 		jq -c '{sessions: [.sessions[0] | {registered, epoch, live}], pkts: .counters[0].pkts}')"
 	RANK0_LAST=1 run_workers g 1 $S1 "1 2 3 4" --count 2Mi --type int32 --check --reset ||
@@ -289,8 +305,58 @@ case_g() {
 	echo "(g) a SIGKILLed job, then ranks 1..3 at once and rank 0 1 s later with --reset: verified"
 }
 
+# h_run NAME: the four ranks, 4 Mi int32, --no-barrier and no reset option, checked against the
+# tensors too; fails unless exact, and unless every rank ran the end-to-end check.
+h_run() {
+	local r
+	run_workers "$1" 1 $S1 "1 2 3 4" --count 4Mi --type int32 --no-barrier --check || return 1
+	for r in 0 1 2 3; do
+		[ "$(jq -r .verify "$ISW_TMP/$1.$r.json")" = true ] || return 1
+	done
+}
+
+case_h() {
+	local r e0 e1 p0 p1 s pids=()
+	run_workers h0 1 $S1 "1 2 3 4" --count 4Mi --type int32 --check >/dev/null ||
+		isw_fail "(h) the complete run before"
+	h_run h1 || isw_fail "(h) --no-barrier after a complete run: not exact"
+	echo "(h) --no-barrier after a complete 4 Mi run: exact and verified"
+
+	killed_job
+	s=$(isw_ctl --json syncagtr session show 1)
+	e0=$(jq '.sessions[0].epoch' <<<"$s")
+	echo "(h) after the SIGKILL: $(jq -c '.sessions[0] | {epoch, epoch_pkts, registered}' <<<"$s")"
+	# (a switch from before the epoch has no epoch_pkts: all its packets count)
+	[ "$(jq '.sessions[0].epoch_pkts // .counters[0].pkts' <<<"$s")" -gt 0 ] ||
+		isw_fail "(h) the killed job left no state"
+	h_run h2 || isw_fail "(h) --no-barrier after a killed job: not exact"
+	e1=$(isw_ctl --json syncagtr session show 1 | jq '.sessions[0].epoch')
+	[ "$e1" -gt "$e0" ] || isw_fail "(h) no new epoch (epoch $e0 -> $e1)"
+	echo "(h) --no-barrier after a killed job: exact and verified; epoch $e0 -> $e1"
+
+	killed_job
+	p0=$(pkts)
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$worker" --rank $r --workers 4 --switch-ip $S1 --ctl "$ISW_CTL_SOCK" \
+			--session 1 --count 4Mi --no-barrier --no-reset --check --json --quiet \
+			>"$ISW_TMP/h3.$r.json" 2>"$ISW_TMP/h3.$r.err" &
+		pids[r]=$!
+	done
+	for r in 0 1 2 3; do
+		if wait "${pids[$r]}"; then
+			isw_fail "(h) rank $r ran --no-barrier --no-reset on a killed job's slots"
+		fi
+		grep -q "holds another run's state" "$ISW_TMP/h3.$r.err" ||
+			isw_fail "(h) rank $r was not refused for the other run's state: $(cat "$ISW_TMP/h3.$r.err")"
+	done
+	p1=$(pkts)
+	[ "$p1" = "$p0" ] || isw_fail "(h) $((p1 - p0)) packets of a refused run reached the slots"
+	echo "(h) then --no-barrier --no-reset after a killed job: refused by every rank:" \
+		"$(head -c 300 "$ISW_TMP/h3.0.err")"
+}
+
 # shellcheck disable=SC2086 # the list of cases
-isw_cases ${SA_CASES:-w a x b c d e f g}
+isw_cases ${SA_CASES:-w a x b c d e f g h}
 isw_cases_ran
 isw_ctl syncagtr session show
 echo "PASS"

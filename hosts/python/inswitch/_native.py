@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 6  # ISW_HOST_API_VERSION
+API_VERSION = 7  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 
@@ -22,7 +22,8 @@ class InswitchError(Exception):
 
 class SessionError(InswitchError):
     """The switch refused the registration: no such session, another worker holds the rank, the
-    host's MAC has no l2 entry, the slots are taken..."""
+    host's MAC has no l2 entry, the slots are taken, or (barrier=False, reset=False) the session
+    holds another run's state..."""
 
 
 class AllreduceTimeout(InswitchError, TimeoutError):
@@ -31,7 +32,8 @@ class AllreduceTimeout(InswitchError, TimeoutError):
 
 
 class ResultCheckError(InswitchError):
-    """verify=True: the result is not the sum of what the workers sent."""
+    """The end-to-end check (verify, on by default) failed: the result is not the sum of what
+    the workers sent."""
 
 
 class CommunicatorBroken(InswitchError):
@@ -52,7 +54,7 @@ def error(rc, msg):
     if e == errno.EPERM:
         return PermissionError(e, msg)
     if e in (errno.ENOENT, errno.EEXIST, errno.EIO, errno.ENOSPC, errno.ECONNREFUSED,
-             errno.ENAMETOOLONG, errno.EADDRNOTAVAIL, errno.ENETUNREACH):
+             errno.ENAMETOOLONG, errno.EADDRNOTAVAIL, errno.ENETUNREACH, errno.EBUSY):
         return SessionError(e, msg)
     return InswitchError(e, msg)
 
@@ -60,7 +62,7 @@ def error(rc, msg):
 class SaParams(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "size", "rank", "workers", "session", "threads", "window", "elems", "timeout_ms",
-        "give_up_s", "first_timeout_ms", "guard_ms", "worker_port", "reset", "no_barrier")] + [
+        "give_up_s", "first_timeout_ms", "guard_ms", "worker_port", "no_reset", "no_barrier")] + [
         ("switch_ip", ctypes.c_char_p), ("ctl", ctypes.c_char_p), ("attach", ctypes.c_char_p),
         ("transport", ctypes.c_char_p)]
 

@@ -127,14 +127,21 @@ class SyncAgtr(_Comm):
     host is behind, "l2" (the switch's static l2 entry for this host's MAC), "auto" or a port
     number. threads, window, elems: worker threads (one UDP socket each), packets in flight per
     thread, values per packet (64 or 256); the session takes threads * window slots.
-    timeout_ms, first_timeout_ms, give_up_s, guard_ms, worker_port, reset, barrier, transport: as
+    timeout_ms, first_timeout_ms, give_up_s, guard_ms, worker_port, transport: as
     syncagtr-worker's options. Closing takes the registration back (with ctl), so that the next
     run's workers wait for each other again.
+
+    reset (with ctl; None: True): rank 0 starts a new epoch of the session before anyone sends
+    (its slots cleared, registrations older than this job's dropped by the switch).
+    reset=False trades safety: the job shares its epoch with the runs before it. barrier=False
+    trades safety for speed: no start barrier; it needs ctl, and with reset=False it is refused
+    (SessionError) while the session holds another run's state. guard_ms=0 is unsafe where
+    packets are duplicated and reordered (docs/training.md).
     """
 
     def __init__(self, rank, workers, switch_ip, *, ctl=None, session=1, attach="l2", threads=4,
                  window=128, elems=256, timeout_ms=20, first_timeout_ms=250, give_up_s=20,
-                 guard_ms=3, worker_port=4000, reset=False, barrier=True, transport=None):
+                 guard_ms=3, worker_port=4000, reset=None, barrier=True, transport=None):
         p = _native.SaParams()
         p.size = ctypes.sizeof(p)
         p.rank, p.workers, p.session = rank, workers, session
@@ -142,7 +149,8 @@ class SyncAgtr(_Comm):
         p.timeout_ms, p.give_up_s = timeout_ms, give_up_s
         p.first_timeout_ms = 0xFFFFFFFF if first_timeout_ms == 0 else first_timeout_ms
         p.guard_ms = 0xFFFFFFFF if guard_ms == 0 else guard_ms
-        p.worker_port, p.reset, p.no_barrier = worker_port, int(reset), int(not barrier)
+        p.worker_port, p.no_barrier = worker_port, int(not barrier)
+        p.no_reset = int(reset is not None and not reset)
         p.switch_ip = str(switch_ip).encode()
         p.ctl = str(ctl).encode() if ctl is not None else None
         p.attach = str(attach).encode()
@@ -156,12 +164,14 @@ class SyncAgtr(_Comm):
         return lib.isw_sa_allreduce(self._h, b.ptr, b.count, b.dtype, int(bool(verify)), err,
                                     len(err))
 
-    def allreduce(self, x, *, verify=False):
+    def allreduce(self, x, *, verify=True):
         """x := the sum of every worker's x (numpy array or torch tensor, int32 or float32),
         in place; returns x. int32 sums wrap around modulo 2^32; float32 goes through SwitchML's
         block exponent quantisation (error at most workers * 2^emax / 2^31 per element, emax the
-        block's largest exponent over the workers). verify=True checks the result end to end
-        (one more round trip) and raises ResultCheckError when it is not the sum."""
+        block's largest exponent over the workers). verify (on by default) checks the result end
+        to end (one more round trip) and raises ResultCheckError when it is not the sum;
+        verify=False trades that safety for the round trip: a wrong sum is returned silently.
+        Every worker must pass the same verify."""
         return self._call(x, verify)
 
 

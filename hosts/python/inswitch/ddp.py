@@ -14,10 +14,11 @@ gradient bucket in the switch instead of with the process group's allreduce.
 The hook averages, as DDP's default does: the switch sums each bucket, the hook divides by the
 number of workers. It runs synchronously in the backward pass (the switch's answer is the sum
 of all workers, so there is nothing to overlap with but the other buckets' computation).
-An inswitch error (a timeout naming what the switch knows, a failed verify) raises in
+An inswitch error (a timeout naming what the switch knows, a failed check) raises in
 loss.backward() instead of hanging, so the optimizer step that would use the bucket is not
-taken. Without verify a wrong sum from the switch is not detected: HookState(verify=True)
-checks every bucket end to end.
+taken. Every bucket's sum is checked end to end by default (a SyncAgtr communicator's verify,
+one more round trip per bucket); HookState(comm, verify=False) trades that for speed, and a wrong
+sum from the switch then goes into the model undetected.
 """
 
 import torch
@@ -26,10 +27,12 @@ import torch
 class HookState:
     """What the hook needs: the communicator, and counters of what went through it.
 
-    comm: an inswitch communicator (inswitch.SyncAgtr). verify: check every bucket's result end
-    to end (one more round trip per bucket)."""
+    comm: an inswitch communicator (inswitch.SyncAgtr, inswitch.ATP). verify: check every
+    bucket's result end to end (one more round trip per bucket); None, the default, takes the
+    communicator's own default (SyncAgtr: on; ATP has no check). verify=False is unsafe: a wrong
+    sum is not detected."""
 
-    def __init__(self, comm, verify=False):
+    def __init__(self, comm, verify=None):
         self.comm = comm
         self.verify = verify
         self.calls = 0  # buckets aggregated through the switch
@@ -43,7 +46,10 @@ def allreduce_hook(state, bucket):
     """DDP communication hook: the bucket's gradients summed by the switch, then averaged."""
     buf = bucket.buffer()
     work = buf if buf.dtype == torch.float32 else buf.to(torch.float32)
-    state.comm.allreduce(work, verify=state.verify)
+    if state.verify is None:
+        state.comm.allreduce(work)
+    else:
+        state.comm.allreduce(work, verify=state.verify)
     work.div_(state.comm.workers)
     if work is not buf:
         buf.copy_(work)
