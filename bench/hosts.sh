@@ -6,7 +6,9 @@
 # AF_XDP ports (AF_PACKET where AF_XDP is unavailable). In each run, interleaved so that drift in
 # the machine's speed hits every case alike:
 #   gloo       torch.distributed allreduce (gloo, TCP) of the tensor on h1..h4
-#   syncagtr   syncagtr-worker on h1..h4, each transport (--transport socket, xdp)
+#   syncagtr   syncagtr-worker on h1..h4, each transport (--transport socket, xdp), with its
+#              end-to-end check after every job (the default) and without it (--no-verify:
+#              the cases *-noverify); the report's last table gives the check's cost
 #   atp        atp-worker on h1..h4 and atp-ps on h5, each transport
 # for int32 and float32 tensors of --count elements per worker (default 16 Mi: 64 MiB), and
 #   ask        ask-wordcount of the fortunes text (4 times), senders h1, h2, receiver h3 (tuples/s),
@@ -20,8 +22,9 @@
 # With --before REV, every tool also runs as built from commit REV (in a worktree of its own):
 # the "before" cases and the report's "x before" column, the tools users had at REV (e.g. 0851cbd,
 # the last commit before the shared transport).
+# --only "gloo syncagtr" runs only those tools (of gloo syncagtr atp ask).
 # usage: bench/hosts.sh [--runs N] [--count C] [--transports "socket xdp"] [--build DIR]
-#                       [--before REV]
+#                       [--before REV] [--only TOOLS]
 # Needs root (namespaces, AF_XDP; uses sudo otherwise). About 1 min a run on a 2-vCPU VM.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +33,7 @@ COUNT=16Mi
 TRANSPORTS="socket xdp"
 BUILD=""
 BEFORE=""
+ONLY="gloo syncagtr atp ask"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=$2; shift 2 ;;
@@ -37,12 +41,13 @@ while [ $# -gt 0 ]; do
 	--transports) TRANSPORTS=$2; shift 2 ;;
 	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
 	--before) BEFORE=$2; shift 2 ;;
-	*) echo "usage: bench/hosts.sh [--runs N] [--count C] [--transports \"socket xdp\"] [--build DIR] [--before REV]" >&2; exit 2 ;;
+	--only) ONLY=$2; shift 2 ;;
+	*) echo "usage: bench/hosts.sh [--runs N] [--count C] [--transports \"socket xdp\"] [--build DIR] [--before REV] [--only TOOLS]" >&2; exit 2 ;;
 	esac
 done
 if [ "$(id -u)" -ne 0 ]; then
 	exec sudo --preserve-env=PATH "$0" --runs "$RUNS" --count "$COUNT" --transports "$TRANSPORTS" \
-		${BUILD:+--build "$BUILD"} ${BEFORE:+--before "$BEFORE"}
+		${BUILD:+--build "$BUILD"} ${BEFORE:+--before "$BEFORE"} --only "$ONLY"
 fi
 cd "$ROOT"
 scripts/deps.sh
@@ -105,7 +110,8 @@ switch_time() {
 		[($rx + $tx) / $job / 1e6] | map(. * 100 | round / 100) | @tsv'
 }
 
-# record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files.
+# record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files (and, last,
+# the most any of them spent in SyncAgtr's end-to-end check: part of the seconds).
 record() {
 	local name=$1 run=$2 s
 	shift 2
@@ -114,9 +120,9 @@ record() {
 		isw_fail "$name run $run: a result was wrong"
 	}
 	s=$(jq -s 'map(.seconds) | max' "$@")
-	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$s" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$s" \
 		"$(awk -v n="$elems" -v s="$s" 'BEGIN { printf "%.4f", n * 32 / s / 1e9 }')" \
-		"$(switch_time "$s")" >>"$TSV"
+		"$(switch_time "$s")" "$(jq -s 'map(.verify_seconds // 0) | max' "$@")" >>"$TSV"
 	log "$name run $run: $s s"
 }
 
@@ -157,8 +163,10 @@ trarg() {
 	[ "$1" = before ] || echo "--transport $1"
 }
 
+# run_sa TYPE TRANSPORT RUN [noverify]: the four SyncAgtr workers (with noverify: --no-verify,
+# the case's name ends in -noverify; --check verifies the tensors either way).
 run_sa() {
-	local type=$1 tr=$2 run=$3 r pids=()
+	local type=$1 tr=$2 run=$3 nv=${4:-} r pids=()
 	# a new run starts from set 0 in every slot (no worker runs now)
 	isw_ctl syncagtr session reset 1 >/dev/null 2>&1 || true
 	isw_ctl stats reset >/dev/null
@@ -166,12 +174,12 @@ run_sa() {
 		# shellcheck disable=SC2046 # trarg is zero or two words
 		isw_ns $((r + 1)) "$(tools "$tr")/hosts/syncagtr/syncagtr-worker" --rank $r --workers 4 \
 			--switch-ip 10.99.0.254 --ctl "$ISW_CTL_SOCK" --session 1 --count "$COUNT" \
-			--type "$type" $(trarg "$tr") --check --json --quiet \
+			--type "$type" $(trarg "$tr") --check --json --quiet ${nv:+--no-verify} \
 			>"$ISW_TMP/sa.$r.json" 2>"$ISW_TMP/sa.$r.err" &
 		pids+=($!)
 	done
 	waitall sa "${pids[@]}"
-	record "syncagtr-$type-$tr" "$run" "$ISW_TMP"/sa.[0-3].json
+	record "syncagtr-$type-$tr${nv:+-$nv}" "$run" "$ISW_TMP"/sa.[0-3].json
 }
 
 atp_job=100 # each job of the run its own number (the PS answers a known one from memory)
@@ -242,20 +250,32 @@ pipeline() {
 		isw_fail "pipeline enable $1: $out"
 }
 
+# only TOOL: whether --only lists it
+only() { [[ " $ONLY " == *" $1 "* ]]; }
+
 for ((run = 1; run <= RUNS; run++)); do
 	pipeline syncagtr
 	for type in int32 float32; do
-		run_gloo $type $run
-		for tr in $TRANSPORTS; do run_sa $type $tr $run; done
+		! only gloo || run_gloo $type $run
+		only syncagtr || continue
+		for tr in $TRANSPORTS; do
+			run_sa $type "$tr" $run
+			# the tools of --before have no end-to-end check to turn off
+			[ "$tr" = before ] || run_sa $type "$tr" $run noverify
+		done
 	done
-	pipeline atp
-	isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null
-	for type in int32 float32; do
-		for tr in $TRANSPORTS; do run_atp $type $tr $run; done
-	done
-	pipeline ask
-	isw_ctl ask config set ip "$ASK_IP" >/dev/null
-	for tr in $TRANSPORTS; do run_ask $tr $run; done
+	if only atp; then
+		pipeline atp
+		isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null
+		for type in int32 float32; do
+			for tr in $TRANSPORTS; do run_atp $type $tr $run; done
+		done
+	fi
+	if only ask; then
+		pipeline ask
+		isw_ctl ask config set ip "$ASK_IP" >/dev/null
+		for tr in $TRANSPORTS; do run_ask $tr $run; done
+	fi
 done
 
 # The report: per case min / median / max of seconds and goodput, ratios of medians.
@@ -271,7 +291,8 @@ report() {
 		for (i = 1; i <= cases; i++) {
 			c = name[i]; k = n[c]
 			# seconds sorted too: the fastest run has the highest goodput
-			split(c, p, "-"); ref = "gloo-" p[2]; sock = p[1] "-" p[2] "-socket"; bef = p[1] "-" p[2] "-before"
+			split(c, p, "-"); ref = "gloo-" p[2]; sfx = p[4] != "" ? "-" p[4] : ""
+			sock = p[1] "-" p[2] "-socket" sfx; bef = p[1] "-" p[2] "-before"
 			xg = (c !~ /^ask/ && (ref in mg)) ? sprintf("%.2f", mg[c] / mg[ref]) : "-"
 			xs = (p[3] != "" && (sock in mg)) ? sprintf("%.2f", mg[c] / mg[sock]) : "-"
 			xb = (p[3] != "" && (bef in mg)) ? sprintf("%.2f", mg[c] / mg[bef]) : "-"
@@ -281,6 +302,28 @@ report() {
 		}
 	}'
 }
+# The end-to-end check's cost: each SyncAgtr case's median seconds with the check (the default)
+# and without (--no-verify), and the median of the time its check round took (verify_seconds).
+check_cost() {
+	grep -q -- '-noverify	' "$TSV" || return 0
+	echo
+	echo "SyncAgtr's end-to-end check (every job, by default): median seconds with and without it"
+	# seconds (field 3) sorted, then the check rounds (field 9) sorted on their own
+	{ sort -k1,1 -k3,3g "$TSV" | awk -F'\t' '{ print "s", $1, $3 }'
+	  sort -k1,1 -k9,9g "$TSV" | awk -F'\t' '{ print "v", $1, $9 }'; } | awk '
+	$2 ~ /^syncagtr/ { k = $1 SUBSEP $2; n[k]++; x[k, n[k]] = $3; seen[$2] = 1 }
+	function med(k, m) { m = n[k]; return m % 2 ? x[k, (m + 1) / 2] : (x[k, m / 2] + x[k, m / 2 + 1]) / 2 }
+	END {
+		printf "%-24s %9s %11s %8s %17s\n", "case", "checked", "--no-verify", "cost", "its check round"
+		for (c in seen) {
+			if (c ~ /-noverify$/ || !((c "-noverify") in seen)) continue
+			with = med("s" SUBSEP c); without = med("s" SUBSEP c "-noverify")
+			printf "%-24s %9.3f %11.3f %7.1f%% %15.4f s\n", c, with, without,
+			       100 * (with - without) / without, med("v" SUBSEP c)
+		}
+	}' | sort
+}
+
 {
 	echo "bench/hosts.sh: $(date -u '+%F %T') UTC, $(nproc) CPUs, $ISW_DRIVER ports, $RUNS runs," \
 		"$COUNT elements per worker ($((elems * 4 / 1048576)) MiB), 4 workers"
@@ -290,6 +333,7 @@ report() {
 	echo " ports the driver's calls are the kernel's copies out of and into the hosts; Mframes/s:"
 	echo " frames the switch received and sent, per second of the job)"
 	report
+	check_cost
 } | tee "$OUT/hosts.txt"
 
 if command -v gnuplot >/dev/null; then

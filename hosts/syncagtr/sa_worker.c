@@ -550,8 +550,9 @@ static int give_up(struct sa_thread *t)
 	if (t->barrier && t->st.stale_state)
 		set_error(t->w,
 		          "start barrier: the switch keeps answering with results an earlier "
-		          "run left in the session's slots; reset the session (--reset on "
-		          "rank 0, or 'syncagtr session reset ID') and start all workers again");
+		          "run left in the session's slots; reset the session (rank 0 does with "
+		          "--ctl unless --no-reset; by hand, 'syncagtr session reset ID "
+		          "keep-workers') and start all workers again");
 	else if (t->barrier)
 		set_error(t->w,
 		          "start barrier: no answer in %u s; are the switch session and all %u "
