@@ -91,7 +91,7 @@ allreduce int32
 isw_ctl syncagtr session show
 
 say "SyncAgtr again with float32 (SwitchML's exponent quantisation)"
-isw_ctl syncagtr session reset 1
+# No reset needed: rank 0 starts the job's own epoch (docs/syncagtr.md, Job lifetime).
 allreduce float32
 
 # ATP: two apps at once on the same three ports. Each app has a worker on h1 and one on h2
