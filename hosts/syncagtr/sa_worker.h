@@ -214,7 +214,7 @@ void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
  * Result checksums. With them on, every job computes, modulo 2^32, over the 32-bit words of the
  * values it sends (first transmission of each packet) and over those of the results it takes:
  * their plain sum, and their sum weighted by a pseudo-random odd weight per (thread, packet,
- * position). The switch adds positionally modulo 2^32, so when every result is the sum of its
+ * position) (the product of one per (thread, packet) and one per position). The switch adds positionally modulo 2^32, so when every result is the sum of its
  * round, the sum over all workers of what each sent equals what each got. A third word sums the
  * results' exponents (weighted likewise): every worker must have received the same ones.
  * sa_worker_checksums gives the last job's as sent[3] and got[3], such that allreducing `sent`

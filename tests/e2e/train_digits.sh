@@ -5,8 +5,9 @@
 # by SyncAgtr through the inswitch.ddp hook. compare.py --check asserts the inswitch run's test
 # accuracy is within 1 point of gloo's and that its losses track gloo's at every step; this script
 # then asserts from the switch's counters that every step's gradients went through it: as many
-# hook calls as steps, and the session completed exactly the rounds the workers took results of
-# (plus the start barrier's), each with all four workers' contributions. Then the same training
+# hook calls as steps, every bucket checked end to end (the hook's default), and the session
+# completed exactly the rounds the workers took results of (the checks' included, plus the start
+# barrier's), each with all four workers' contributions. Then the same training
 # through ATP (the switch's pipeline swapped, an app of the four hosts with its parameter server
 # on h5), compared with the same gloo run: accuracy within 1 point, losses within the same
 # bound, one hook call per step, the switch multicast an ACK for every result rank 0 took, and
@@ -43,6 +44,9 @@ barrier=$(jq '.comm_threads * .comm_window' "$r")
 echo "switch: $(echo "$c" | jq -c '{pkts, contributions, completions, retransmits}');" \
 	"rank 0: $steps steps, $calls buckets through the hook, $results results"
 [ "$calls" = "$steps" ] || isw_fail "$calls hook calls for $steps steps"
+# every bucket checked end to end (HookState's default for SyncAgtr), each check one more job
+[ "$(jq .verified "$r")" = true ] && [ "$(jq .comm.verified "$r")" = "$calls" ] ||
+	isw_fail "not every bucket was checked end to end: $(jq -c '{verified, comm}' "$r")"
 [ "$(echo "$c" | jq .completions)" = $((results + barrier)) ] ||
 	isw_fail "the switch completed $(echo "$c" | jq .completions) rounds, rank 0 took $results results (+ $barrier for the barrier)"
 [ "$(echo "$c" | jq .contributions)" = $((N * (results + barrier))) ] ||
