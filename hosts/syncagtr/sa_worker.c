@@ -316,8 +316,19 @@ static uint32_t packet_weight(unsigned tid, uint64_t k)
  * one word still changes the sum, and the loop is a multiply-add per word (every packet sent and
  * received passes it: a per-word mixer cost half as much again).
  */
-static void checksum_add(uint32_t ck[2], const uint32_t *posw, const uint8_t *values, unsigned tid,
-                         uint64_t k, unsigned elems)
+/*
+ * Built twice, for AVX2 and the baseline ISA, picked at load time from the CPU (as the switch's
+ * vector SALUs are, dataplane/asic.h): with AVX2 the loop is eight words an instruction, several
+ * times faster than the baseline build, which has no 32-bit vector multiply.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SA_VEC_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SA_VEC_CLONES
+#endif
+
+SA_VEC_CLONES static void checksum_add(uint32_t ck[2], const uint32_t *posw, const uint8_t *values,
+                                       unsigned tid, uint64_t k, unsigned elems)
 {
 	uint32_t a = 0, b = 0;
 
