@@ -111,7 +111,8 @@ switch_time() {
 }
 
 # record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files (and, last,
-# the most any of them spent in SyncAgtr's end-to-end check: part of the seconds).
+# what that worker spent in SyncAgtr's end-to-end check, part of its seconds: the job's cost of
+# the check; a faster worker's check round also waits for the slowest to finish its job).
 record() {
 	local name=$1 run=$2 s
 	shift 2
@@ -122,7 +123,7 @@ record() {
 	s=$(jq -s 'map(.seconds) | max' "$@")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$s" \
 		"$(awk -v n="$elems" -v s="$s" 'BEGIN { printf "%.4f", n * 32 / s / 1e9 }')" \
-		"$(switch_time "$s")" "$(jq -s 'map(.verify_seconds // 0) | max' "$@")" >>"$TSV"
+		"$(switch_time "$s")" "$(jq -s 'max_by(.seconds) | .verify_seconds // 0' "$@")" >>"$TSV"
 	log "$name run $run: $s s"
 }
 
@@ -303,7 +304,8 @@ report() {
 	}'
 }
 # The end-to-end check's cost: each SyncAgtr case's median seconds with the check (the default)
-# and without (--no-verify), and the median of the time its check round took (verify_seconds).
+# and without (--no-verify), and the median time the slowest worker's check round took
+# (verify_seconds).
 check_cost() {
 	grep -q -- '-noverify	' "$TSV" || return 0
 	echo

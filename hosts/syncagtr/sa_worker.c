@@ -187,16 +187,6 @@ void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum)
 	}
 }
 
-/* The checksums' odd weight of position i of a packet (checksum_add). */
-static uint32_t pos_weight(unsigned i)
-{
-	uint32_t w = (uint32_t)i * 0x85ebca6bu + 0x9e3779b9u;
-
-	w ^= w >> 15;
-	w *= 0xc2b2ae35u;
-	return (w ^ w >> 13) | 1u;
-}
-
 struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen)
 {
 	struct sa_worker *w;
@@ -212,7 +202,7 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 		goto nomem;
 	w->cfg = *cfg;
 	for (i = 0; i < SA_ELEMS_MAX; i++)
-		w->posw[i] = pos_weight(i);
+		w->posw[i] = sa_checksum_weight(i);
 	atomic_init(&w->neigh_wait, !neigh_complete(cfg->switch_ip));
 	pthread_mutex_init(&w->errlock, NULL);
 	pthread_mutex_init(&w->donelock, NULL);
@@ -295,54 +285,6 @@ static void tx_flush(struct sa_thread *t)
 	t->ntx = 0;
 }
 
-/* A pseudo-random odd 32-bit weight for packet k of thread tid (a 64-bit mixer's output). */
-static uint32_t packet_weight(unsigned tid, uint64_t k)
-{
-	uint64_t x = (uint64_t)tid << 48 ^ k;
-
-	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
-	return (uint32_t)(x ^ x >> 31) | 1u;
-}
-
-/*
- * The job checksums, over the 32-bit words of a packet's values as they travel: their plain sum
- * and their sum weighted by a pseudo-random odd weight per (thread, packet, position), modulo
- * 2^32. The switch adds positionally and modulo 2^32, so the sums of what every worker sent add
- * up to the sums of what each worker received, if every result is the sum of its round.
- *
- * The weight of position i of packet k is pos_weight(i) * packet_weight(k): the packet's sum
- * weighted by position is multiplied once by the packet's weight. Both are odd, so any change of
- * one word still changes the sum, and the loop is a multiply-add per word (every packet sent and
- * received passes it: a per-word mixer cost half as much again).
- */
-/*
- * Built twice, for AVX2 and the baseline ISA, picked at load time from the CPU (as the switch's
- * vector SALUs are, dataplane/asic.h): with AVX2 the loop is eight words an instruction, several
- * times faster than the baseline build, which has no 32-bit vector multiply.
- */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SA_VEC_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SA_VEC_CLONES
-#endif
-
-SA_VEC_CLONES static void checksum_add(uint32_t ck[2], const uint32_t *posw, const uint8_t *values,
-                                       unsigned tid, uint64_t k, unsigned elems)
-{
-	uint32_t a = 0, b = 0;
-
-	for (unsigned i = 0; i < elems; i++) {
-		const uint8_t *q = values + 4 * i;
-		uint32_t v =
-		        (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
-		a += v;
-		b += v * posw[i];
-	}
-	ck[0] += a;
-	ck[1] += b * packet_weight(tid, k);
-}
-
 /* Builds packet k into the next tx slot; sends the batch when full. */
 static void tx_queue(struct sa_thread *t, uint64_t k)
 {
@@ -416,8 +358,9 @@ static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t
 	set_deadline(t, e, now + e->rto);
 	tx_queue(t, k);
 	if (t->w->checksums && !t->barrier)
-		checksum_add(t->ck_sent, t->w->posw, t->txbuf[t->ntx - 1] + SA_HDR_LEN + SA_EXP_LEN,
-		             t->tid, k, t->w->cfg.elems);
+		sa_checksum_add(t->ck_sent, t->w->posw,
+		                t->txbuf[t->ntx - 1] + SA_HDR_LEN + SA_EXP_LEN, t->tid, k,
+		                t->w->cfg.elems);
 }
 
 /* Sends packet k at position e now, or once the guard after its predecessor has passed. */
@@ -494,10 +437,10 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	if (!e->resent && k >= c->window)
 		host_rtt_sample(&t->rtt, now - e->last_tx);
 	if (t->w->checksums) {
-		checksum_add(t->ck_got, t->w->posw, p.values, t->tid, k, c->elems);
+		sa_checksum_add(t->ck_got, t->w->posw, p.values, t->tid, k, c->elems);
 		/* The exponents set float32 scales: every worker must have got the same ones. */
-		t->ck_sent[2] +=
-		        packet_weight(t->tid, k) * (uint32_t)((uint8_t)p.e0 << 8 | (uint8_t)p.e1);
+		t->ck_sent[2] += sa_packet_weight(t->tid, k) *
+		                 (uint32_t)((uint8_t)p.e0 << 8 | (uint8_t)p.e1);
 	}
 	deliver(t, e, &p, k);
 	t->st.results++;

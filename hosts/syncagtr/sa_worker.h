@@ -150,6 +150,23 @@ struct sa_verify_result {
 void sa_verify(const struct sa_config *cfg, uint64_t seed, const void *out, size_t count,
                struct sa_verify_result *res);
 
+/*
+ * The end-to-end check's checksums (sa_worker_set_checksums), over the 32-bit words of a packet's
+ * values as they travel: their plain sum, and their sum weighted by a pseudo-random odd weight per
+ * (thread, packet, position), modulo 2^32. The switch adds positionally and modulo 2^32, so the
+ * sums of what every worker sent add up to the sums of what each worker received, if every
+ * result is the sum of its round. The weight of position i of packet k of thread tid is
+ * sa_checksum_weight(i) * sa_packet_weight(tid, k): both odd, so any change of one word changes
+ * the weighted sum, and the loop is one multiply-add per word.
+ *
+ * sa_checksum_add: ck[0] += the plain sum of the elems big-endian words at values, ck[1] += their
+ * weighted sum; posw holds sa_checksum_weight(0..SA_ELEMS_MAX-1).
+ */
+uint32_t sa_packet_weight(unsigned tid, uint64_t k);
+uint32_t sa_checksum_weight(unsigned i);
+void sa_checksum_add(uint32_t ck[2], const uint32_t *restrict posw, const uint8_t *restrict values,
+                     unsigned tid, uint64_t k, unsigned elems);
+
 /* ---- engine ---- */
 
 struct sa_stats {
@@ -214,15 +231,16 @@ void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
  * Result checksums. With them on, every job computes, modulo 2^32, over the 32-bit words of the
  * values it sends (first transmission of each packet) and over those of the results it takes:
  * their plain sum, and their sum weighted by a pseudo-random odd weight per (thread, packet,
- * position) (the product of one per (thread, packet) and one per position). The switch adds positionally modulo 2^32, so when every result is the sum of its
- * round, the sum over all workers of what each sent equals what each got. A third word sums the
- * results' exponents (weighted likewise): every worker must have received the same ones.
- * sa_worker_checksums gives the last job's as sent[3] and got[3], such that allreducing `sent`
- * (an int32 job of 3 values) must give `got` exactly. A single corrupted word always shows in
- * the plain sum; other faults (another round's result, a stale slot, a forged contribution,
- * values landing in the wrong position, a worker with other exponents) escape only by the
- * chance of a 32-bit coincidence. It is a check against faults, not against someone who knows
- * the weights. float32 jobs are checked on their quantised integers.
+ * position) (the product of one per (thread, packet) and one per position). The switch adds
+ * positionally modulo 2^32, so when every result is the sum of its round, the sum over all workers
+ * of what each sent equals what each got. A third word sums the results' exponents (weighted
+ * likewise): every worker must have received the same ones. sa_worker_checksums gives the last
+ * job's as sent[3] and got[3], such that allreducing `sent` (an int32 job of 3 values) must give
+ * `got` exactly. A single corrupted word always shows in the plain sum; other faults (another
+ * round's result, a stale slot, a forged contribution, values landing in the wrong position, a
+ * worker with other exponents) escape only by the chance of a 32-bit coincidence. It is a check
+ * against faults, not against someone who knows the weights. float32 jobs are checked on their
+ * quantised integers.
  */
 void sa_worker_set_checksums(struct sa_worker *w, int on);
 void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3]);

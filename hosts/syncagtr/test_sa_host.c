@@ -945,6 +945,61 @@ static void test_engine_verify(void **state)
 	model_stop(m, mt);
 }
 
+/*
+ * The checksums of one packet (sa_checksum_add, in whichever build the CPU picked): the plain and
+ * the weighted sum of the big-endian words, as a word-by-word reference computes them; every
+ * position's weight odd, so changing any one bit of any word changes both; swapping two unequal
+ * words, or the same words in another packet, changes the weighted one.
+ */
+static void test_checksum_words(void **state)
+{
+	uint32_t posw[SA_ELEMS_MAX], ck[2], ref[2] = {0, 0}, again[2];
+	uint8_t v[4 * SA_ELEMS_MAX];
+
+	(void)state;
+	for (unsigned i = 0; i < SA_ELEMS_MAX; i++) {
+		posw[i] = sa_checksum_weight(i);
+		assert_int_equal(posw[i] & 1, 1);
+	}
+	for (unsigned i = 0; i < sizeof(v); i++)
+		v[i] = (uint8_t)(i * 131 + 17);
+	for (unsigned elems = 1; elems <= SA_ELEMS_MAX; elems += 51) {
+		ref[0] = ref[1] = 0;
+		for (unsigned i = 0; i < elems; i++) {
+			uint32_t w = (uint32_t)v[4 * i] << 24 | (uint32_t)v[4 * i + 1] << 16 |
+			             (uint32_t)v[4 * i + 2] << 8 | v[4 * i + 3];
+			ref[0] += w;
+			ref[1] += w * posw[i] * sa_packet_weight(3, 77);
+		}
+		ck[0] = ck[1] = 0;
+		sa_checksum_add(ck, posw, v, 3, 77, elems);
+		assert_int_equal(ck[0], ref[0]);
+		assert_int_equal(ck[1], ref[1]);
+	}
+	memset(ref, 0, sizeof(ref));
+	sa_checksum_add(ref, posw, v, 0, 5, SA_ELEMS_MAX);
+	for (unsigned i = 0; i < sizeof(v); i += 13)
+		for (unsigned bit = 0; bit < 8; bit += 3) {
+			v[i] ^= (uint8_t)(1u << bit);
+			memset(ck, 0, sizeof(ck));
+			sa_checksum_add(ck, posw, v, 0, 5, SA_ELEMS_MAX);
+			v[i] ^= (uint8_t)(1u << bit);
+			assert_int_not_equal(ck[0], ref[0]);
+			assert_int_not_equal(ck[1], ref[1]);
+		}
+	uint8_t t[4];
+	memcpy(t, v + 4 * 10, 4);
+	memcpy(v + 4 * 10, v + 4 * 200, 4);
+	memcpy(v + 4 * 200, t, 4);
+	memset(ck, 0, sizeof(ck));
+	sa_checksum_add(ck, posw, v, 0, 5, SA_ELEMS_MAX);
+	assert_int_equal(ck[0], ref[0]);
+	assert_int_not_equal(ck[1], ref[1]);
+	memset(again, 0, sizeof(again));
+	sa_checksum_add(again, posw, v, 0, 6, SA_ELEMS_MAX);
+	assert_int_not_equal(again[1], ck[1]);
+}
+
 /* The options that trade safety: no start barrier needs the control socket; the registration
  * asks for clean slots exactly when there is neither a barrier nor a reset. */
 static void test_options(void **state)
@@ -1162,6 +1217,7 @@ int main(void)
 	        cmocka_unit_test_setup(test_engine_barrier_stale, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_checksums, knobs_reset),
 	        cmocka_unit_test_setup(test_engine_verify, knobs_reset),
+	        cmocka_unit_test_setup(test_checksum_words, knobs_reset),
 	        cmocka_unit_test_setup(test_options, knobs_reset),
 	        cmocka_unit_test_setup(test_session_register, knobs_reset),
 	};
