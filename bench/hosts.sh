@@ -110,9 +110,7 @@ switch_time() {
 		[($rx + $tx) / $job / 1e6] | map(. * 100 | round / 100) | @tsv'
 }
 
-# record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files (and, last,
-# what that worker spent in SyncAgtr's end-to-end check, part of its seconds: the job's cost of
-# the check; a faster worker's check round also waits for the slowest to finish its job).
+# record CASE RUN FILES...: the slowest worker's seconds of the workers' JSON files.
 record() {
 	local name=$1 run=$2 s
 	shift 2
@@ -123,7 +121,7 @@ record() {
 	s=$(jq -s 'map(.seconds) | max' "$@")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$s" \
 		"$(awk -v n="$elems" -v s="$s" 'BEGIN { printf "%.4f", n * 32 / s / 1e9 }')" \
-		"$(switch_time "$s")" "$(jq -s 'max_by(.seconds) | .verify_seconds // 0' "$@")" >>"$TSV"
+		"$(switch_time "$s")" >>"$TSV"
 	log "$name run $run: $s s"
 }
 
@@ -304,24 +302,21 @@ report() {
 	}'
 }
 # The end-to-end check's cost: each SyncAgtr case's median seconds with the check (the default)
-# and without (--no-verify), and the median time the slowest worker's check round took
-# (verify_seconds).
+# and without (--no-verify).
 check_cost() {
 	grep -q -- '-noverify	' "$TSV" || return 0
 	echo
 	echo "SyncAgtr's end-to-end check (every job, by default): median seconds with and without it"
-	# seconds (field 3) sorted, then the check rounds (field 9) sorted on their own
-	{ sort -k1,1 -k3,3g "$TSV" | awk -F'\t' '{ print "s", $1, $3 }'
-	  sort -k1,1 -k9,9g "$TSV" | awk -F'\t' '{ print "v", $1, $9 }'; } | awk '
-	$2 ~ /^syncagtr/ { k = $1 SUBSEP $2; n[k]++; x[k, n[k]] = $3; seen[$2] = 1 }
-	function med(k, m) { m = n[k]; return m % 2 ? x[k, (m + 1) / 2] : (x[k, m / 2] + x[k, m / 2 + 1]) / 2 }
+	sort -k1,1 -k3,3g "$TSV" | awk -F'\t' '
+	$1 ~ /^syncagtr/ { n[$1]++; x[$1, n[$1]] = $3 }
+	function med(c, m) { m = n[c]; return m % 2 ? x[c, (m + 1) / 2] : (x[c, m / 2] + x[c, m / 2 + 1]) / 2 }
 	END {
-		printf "%-24s %9s %11s %8s %17s\n", "case", "checked", "--no-verify", "cost", "its check round"
-		for (c in seen) {
-			if (c ~ /-noverify$/ || !((c "-noverify") in seen)) continue
-			with = med("s" SUBSEP c); without = med("s" SUBSEP c "-noverify")
-			printf "%-24s %9.3f %11.3f %7.1f%% %15.4f s\n", c, with, without,
-			       100 * (with - without) / without, med("v" SUBSEP c)
+		printf "%-24s %9s %11s %8s\n", "case", "checked", "--no-verify", "cost"
+		for (c in n) {
+			if (c ~ /-noverify$/ || !((c "-noverify") in n)) continue
+			with = med(c); without = med(c "-noverify")
+			printf "%-24s %9.3f %11.3f %7.1f%%\n", c, with, without,
+			       100 * (with - without) / without
 		}
 	}' | sort
 }

@@ -63,6 +63,16 @@ struct sa_thread {
 	uint64_t end;        /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
 	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_worker_checksums) */
+	/*
+	 * The end-to-end check rides in the job (sa_worker_verify): with checksums on, the nreg
+	 * packets of data are followed by one more, packet nreg, sent once every packet of data has
+	 * gone out once, carrying this thread's checksums of what it sent (check_words); its
+	 * result is their sum over the workers (check_sum). No round trip of its own: it goes out
+	 * with the last window.
+	 */
+	uint64_t nreg, nsent;
+	int check, check_wait, check_have;
+	uint32_t check_words[3], check_sum[3];
 	struct sa_win *win;
 	struct sa_stats st;
 	_Atomic uint64_t pub_results, pub_packets, pub_retransmits;
@@ -75,6 +85,10 @@ struct sa_thread {
 
 struct sa_worker {
 	struct sa_config cfg;
+	/* the last job's end-to-end check (sa_worker_verify): -1 none ran, 0 passed, else which
+	 * sum disagreed (1 the values', 2 the exponents') */
+	int check_result;
+	uint32_t check_got[2], check_want[2];
 	struct hx *hx; /* one socket per thread */
 	unsigned job;
 	atomic_int neigh_wait; /* the switch's MAC is not resolved yet: thread 0 sends one first */
@@ -201,6 +215,7 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 	if (!w)
 		goto nomem;
 	w->cfg = *cfg;
+	w->check_result = -1;
 	for (i = 0; i < SA_ELEMS_MAX; i++)
 		w->posw[i] = sa_checksum_weight(i);
 	atomic_init(&w->neigh_wait, !neigh_complete(cfg->switch_ip));
@@ -298,7 +313,9 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 		tx_flush(t);
 	buf = t->txbuf[t->ntx];
 	sa_slot_map(t->tid, W, t->shift, k, &slot, &set);
-	if (t->barrier) {
+	if (t->check && k == t->nreg) {
+		sa_pkt_put_i32(buf, (const int32_t *)t->check_words, 3, c->elems);
+	} else if (t->barrier) {
 		sa_pkt_put_i32(buf, t->bvals, c->elems, c->elems);
 	} else if (c->type == SA_INT32) {
 		sa_pkt_put_i32(buf, block_in(t, k), block_len(t, k), c->elems);
@@ -347,8 +364,13 @@ static void set_deadline(struct sa_thread *t, struct sa_win *e, uint64_t when)
 		t->next_deadline = when;
 }
 
+static void send_next(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t now);
+
+/* The first transmission of packet k. */
 static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t now)
 {
+	int data = !t->check || k < t->nreg;
+
 	e->k = k;
 	e->active = 1;
 	e->held = 0;
@@ -356,11 +378,19 @@ static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t
 	e->resent = 0;
 	e->last_tx = now;
 	set_deadline(t, e, now + e->rto);
+	if (!data) /* every packet of data went out: what it sent is final */
+		memcpy(t->check_words, t->ck_sent, sizeof(t->check_words));
 	tx_queue(t, k);
+	if (!data)
+		return;
 	if (t->w->checksums && !t->barrier)
 		sa_checksum_add(t->ck_sent, t->w->posw,
 		                t->txbuf[t->ntx - 1] + SA_HDR_LEN + SA_EXP_LEN, t->tid, k,
 		                t->w->cfg.elems);
+	if (++t->nsent == t->nreg && t->check_wait) {
+		t->check_wait = 0;
+		send_next(t, &t->win[win_pos(t, t->nreg)], t->nreg, now);
+	}
 }
 
 /* Sends packet k at position e now, or once the guard after its predecessor has passed. */
@@ -377,6 +407,21 @@ static void send_next(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_
 	e->held = 1;
 	set_deadline(t, e, ready);
 	t->st.held++;
+}
+
+/*
+ * Packet k goes now or after the guard (send_next), but the check packet only once every packet
+ * of data has gone out: results may come back out of order, so packet nreg - 1 may still wait
+ * for its predecessor when packet nreg's is answered.
+ */
+static void release(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t now)
+{
+	if (t->check && k == t->nreg && t->nsent < t->nreg) {
+		e->active = 0;
+		t->check_wait = 1;
+		return;
+	}
+	send_next(t, e, k, now);
 }
 
 /* Stores the result carried by reply k; float32 also fixes the scale of block k. */
@@ -436,18 +481,30 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	/* First-window packets wait for the other workers to start the job: no sample. */
 	if (!e->resent && k >= c->window)
 		host_rtt_sample(&t->rtt, now - e->last_tx);
-	if (t->w->checksums) {
-		sa_checksum_add(t->ck_got, t->w->posw, p.values, t->tid, k, c->elems);
-		/* The exponents set float32 scales: every worker must have got the same ones. */
-		t->ck_sent[2] += sa_packet_weight(t->tid, k) *
-		                 (uint32_t)((uint8_t)p.e0 << 8 | (uint8_t)p.e1);
-	}
-	deliver(t, e, &p, k);
 	t->st.results++;
 	t->done++;
 	t->last_progress = now;
+	if (t->check && k == t->nreg) {
+		/* the sums over the workers of what each sent */
+		int32_t sum[3];
+		sa_pkt_get_i32(sum, &p, 3);
+		memcpy(t->check_sum, sum, sizeof(t->check_sum));
+		t->check_have = 1;
+		e->active = 0;
+		return;
+	}
+	if (t->w->checksums) {
+		sa_checksum_add(t->ck_got, t->w->posw, p.values, t->tid, k, c->elems);
+		/* The exponents set float32 scales: every worker must have got the same ones. Those
+		 * of the results that came back before the last packet of data went out: the
+		 * blocks' (k < nreg - W) of a float32 job, every one of which does. */
+		if (k + c->window < t->nreg)
+			t->ck_sent[2] += sa_packet_weight(t->tid, k) *
+			                 (uint32_t)((uint8_t)p.e0 << 8 | (uint8_t)p.e1);
+	}
+	deliver(t, e, &p, k);
 	if (k + c->window < t->total)
-		send_next(t, e, k + c->window, now);
+		release(t, e, k + c->window, now);
 	else
 		e->active = 0;
 }
@@ -459,6 +516,9 @@ static void check_timeouts(struct sa_thread *t, uint64_t now)
 	uint64_t next = UINT64_MAX;
 	unsigned i;
 
+	/* A first send here may release the check packet at another position, which sets its
+	 * deadline through set_deadline(): keep that. */
+	t->next_deadline = UINT64_MAX;
 	for (i = 0; i < c->window; i++) {
 		struct sa_win *e = &t->win[i];
 		if (!e->active)
@@ -477,7 +537,8 @@ static void check_timeouts(struct sa_thread *t, uint64_t now)
 		if (e->deadline < next)
 			next = e->deadline;
 	}
-	t->next_deadline = next;
+	if (next < t->next_deadline)
+		t->next_deadline = next;
 }
 
 static void publish(struct sa_thread *t)
@@ -582,7 +643,7 @@ static int thread_loop(struct sa_thread *t)
 	 * on a slot, which may have been sent a moment ago, must not find this job's packet there
 	 * first. neigh_resolve's packet needs no guard: it goes only in a worker's first job. */
 	for (; k < first; k++)
-		send_next(t, &t->win[win_pos(t, k)], k, now);
+		release(t, &t->win[win_pos(t, k)], k, now);
 	tx_flush(t);
 	while (t->done < t->total) {
 		if (atomic_load_explicit(&t->w->abort, memory_order_relaxed))
@@ -631,12 +692,16 @@ static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_
 	t->in = in;
 	t->out = out;
 	t->blocks = (t->len + c->elems - 1) / c->elems;
-	t->total = sa_slice_packets(t->len, c->elems, c->window, c->type);
+	t->nreg = sa_slice_packets(t->len, c->elems, c->window, c->type);
 	t->barrier = barrier;
 	if (barrier) {
-		t->blocks = t->total = c->window;
+		t->blocks = t->nreg = c->window;
 		sa_barrier_values(t->bvals, c->elems, c->rank);
 	}
+	t->check = !barrier && t->w->checksums && t->nreg > 0;
+	t->total = t->nreg + (uint64_t)t->check;
+	t->nsent = 0;
+	t->check_wait = t->check_have = 0;
 	t->done = 0;
 	t->err = 0;
 	t->ntx = 0;
@@ -697,6 +762,30 @@ static void wait_threads(struct sa_worker *w, uint64_t total, sa_progress_fn pro
 	pthread_mutex_unlock(&w->donelock);
 }
 
+/*
+ * The end-to-end check of the job just run, per thread: the sums over the workers of what each
+ * sent (the check packet's result) against what this worker got, and the exponent sums against
+ * the workers' count times this worker's.
+ */
+static void check_job(struct sa_worker *w, unsigned started)
+{
+	/* with checksums on, a thread without packets has nothing to check */
+	w->check_result = w->checksums ? 0 : -1;
+	for (unsigned i = 0; i < started; i++) {
+		const struct sa_thread *t = &w->th[i];
+		if (!t->check || !t->check_have)
+			continue;
+		if (t->check_sum[0] != t->ck_got[0] || t->check_sum[1] != t->ck_got[1]) {
+			w->check_result = 1;
+			w->check_got[0] = t->ck_got[0], w->check_got[1] = t->ck_got[1];
+			w->check_want[0] = t->check_sum[0], w->check_want[1] = t->check_sum[1];
+			return;
+		}
+		if (t->check_sum[2] != t->ck_sent[2] * w->cfg.workers)
+			w->check_result = 2;
+	}
+}
+
 static int run_job(struct sa_worker *w, const void *in, void *out, size_t count, int barrier,
                    struct sa_stats *st, sa_progress_fn progress, void *arg)
 {
@@ -741,6 +830,7 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 				w->ck_got[j] += w->th[i].ck_got[j];
 			}
 		w->ck_got[2] = w->ck_sent[2] * c->workers;
+		check_job(w, started);
 	}
 	/* The job ends when its last thread does, not when this thread noticed. */
 	end = start;
@@ -777,31 +867,26 @@ void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t g
 
 int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t errlen)
 {
-	uint32_t sent[3], got[3];
-	int32_t sum[3];
-	int rc;
-
-	sa_worker_checksums(w, sent, got);
-	memcpy(sum, sent, sizeof(sum));
-	sa_worker_set_checksums(w, 0);
-	sa_worker_set_type(w, SA_INT32);
-	rc = sa_worker_allreduce(w, sum, sum, 3, st, NULL, NULL);
-	if (rc < 0) {
-		snprintf(err, errlen, "result check: %s", sa_worker_error(w));
-		return rc;
-	}
-	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1] && (uint32_t)sum[2] == got[2])
+	(void)st; /* the check rode in the job: no job of its own to count */
+	switch (w->check_result) {
+	case 0:
 		return 0;
-	if ((uint32_t)sum[0] == got[0] && (uint32_t)sum[1] == got[1])
-		snprintf(err, errlen,
-		         "result check failed: the workers did not all receive the same exponents "
-		         "(float32 scales) with their results");
-	else
+	case 1:
 		snprintf(err, errlen,
 		         "result check failed: the results this worker received (checksums %08x "
 		         "%08x) are not the sum of what the %u workers sent (%08x %08x)",
-		         got[0], got[1], w->cfg.workers, (uint32_t)sum[0], (uint32_t)sum[1]);
-	return -EBADMSG;
+		         w->check_got[0], w->check_got[1], w->cfg.workers, w->check_want[0],
+		         w->check_want[1]);
+		return -EBADMSG;
+	case 2:
+		snprintf(err, errlen,
+		         "result check failed: the workers did not all receive the same exponents "
+		         "(float32 scales) with their results");
+		return -EBADMSG;
+	default:
+		snprintf(err, errlen, "result check: the last job ran without checksums");
+		return -EINVAL;
+	}
 }
 
 int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st)

@@ -228,31 +228,31 @@ void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum);
 void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
 
 /*
- * Result checksums. With them on, every job computes, modulo 2^32, over the 32-bit words of the
- * values it sends (first transmission of each packet) and over those of the results it takes:
- * their plain sum, and their sum weighted by a pseudo-random odd weight per (thread, packet,
- * position) (the product of one per (thread, packet) and one per position). The switch adds
- * positionally modulo 2^32, so when every result is the sum of its round, the sum over all workers
- * of what each sent equals what each got. A third word sums the results' exponents (weighted
- * likewise): every worker must have received the same ones. sa_worker_checksums gives the last
- * job's as sent[3] and got[3], such that allreducing `sent` (an int32 job of 3 values) must give
- * `got` exactly. A single corrupted word always shows in the plain sum; other faults (another
- * round's result, a stale slot, a forged contribution, values landing in the wrong position, a
- * worker with other exponents) escape only by the chance of a 32-bit coincidence. It is a check
- * against faults, not against someone who knows the weights. float32 jobs are checked on their
- * quantised integers.
+ * Result checksums, the end-to-end check. With them on, every job computes, modulo 2^32, over the
+ * 32-bit words of the values it sends (first transmission of each packet) and over those of the
+ * results it takes, their plain sum and their weighted sum (sa_checksum_add), and a third word
+ * that sums the results' exponents (weighted likewise; of the results that fixed float32
+ * scales): every worker must have received the same ones. The switch adds positionally modulo
+ * 2^32, so when every result is the sum of its round, the sum over all workers of what each sent
+ * equals what each got. Each thread's data packets are then followed by one more packet, sent
+ * once all of them went out once, carrying what the thread sent: its result is those sums over
+ * the workers, with no round trip of its own. sa_worker_checksums gives the last job's totals
+ * as sent[3] and got[3] (the sum over the workers of sent must equal got). A single corrupted
+ * word always shows in the plain sum; other faults (another round's result, a stale slot, a
+ * forged contribution, values landing in the wrong position, a worker with other exponents)
+ * escape only by the chance of a 32-bit coincidence. It is a check against faults, not against
+ * someone who knows the weights. float32 jobs are checked on their quantised integers. Every
+ * worker must run a job with checksums on alike (the extra packet takes a slot).
  */
 void sa_worker_set_checksums(struct sa_worker *w, int on);
 void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3]);
 
 /*
- * The end-to-end check of the job just done (run with the checksums on): one more job, int32 of
- * three values, allreduces every worker's `sent`, and each worker compares the sum with its
- * `got`. Every worker must call it after the same job. 0 when they agree; -EBADMSG when they do
- * not (the job's results are not the sums of what the workers sent: another run's, a stale
- * slot's, a forged or corrupted one), the reason in err; or the check job's -errno (its reason
- * in err too). Leaves the checksums off and the type int32; the check job's figures are added
- * to *st (may be NULL).
+ * The end-to-end check of the job just done (run with the checksums on): per thread, what the
+ * check packet brought back (the sums over the workers of what each sent) against what this
+ * worker got. 0 when they agree; -EBADMSG when they do not (the job's results are not the sums
+ * of what the workers sent: another run's, a stale slot's, a forged or corrupted one), the reason
+ * in err; -EINVAL when the job ran without checksums. Nothing is sent: st is not touched.
  */
 int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t errlen);
 

@@ -560,6 +560,9 @@ struct job {
 	int rc;
 	int bad_job; /* first job (1-based) whose result did not verify, 0 if none */
 	struct sa_verify_result v;
+	int checks;      /* every job with the end-to-end check (on by default, as in the tools) */
+	int check_fails; /* jobs whose end-to-end check failed */
+	char check_why[320];
 };
 
 static void job_init(struct job *j, const struct model *m, unsigned rank, enum sa_dtype type,
@@ -589,6 +592,7 @@ static void job_init(struct job *j, const struct model *m, unsigned rank, enum s
 	j->count = count;
 	j->repeat = repeat;
 	j->barrier = barrier;
+	j->checks = 1;
 	j->in = malloc(count * 4 + 4);
 	j->out = malloc(count * 4 + 4);
 	sa_gen(5, rank, type, j->in, 0, count);
@@ -610,12 +614,16 @@ static void *job_main(void *arg)
 		return NULL;
 	for (unsigned k = 0; k < j->repeat; k++) {
 		memset(j->out, 0x5a, j->count * 4);
+		sa_worker_set_checksums(j->w, j->checks);
 		j->rc = sa_worker_allreduce(j->w, j->in, j->out, j->count, &j->st, NULL, NULL);
 		if (j->rc < 0)
 			return NULL;
 		sa_verify(&j->c, 5, j->out, j->count, &j->v);
 		if (!j->v.ok && !j->bad_job)
 			j->bad_job = (int)k + 1;
+		if (j->checks &&
+		    sa_worker_verify(j->w, NULL, j->check_why, sizeof(j->check_why)) < 0)
+			j->check_fails++;
 	}
 	return NULL;
 }
@@ -630,6 +638,9 @@ static void job_outcome(const struct job *j, char *why, size_t len)
 		snprintf(why, len, "rank %u: %s", j->c.rank, sa_worker_error(j->w));
 	else if (j->bad_job)
 		snprintf(why, len, "rank %u job %d: wrong result", j->c.rank, j->bad_job);
+	else if (j->check_fails)
+		snprintf(why, len, "rank %u: a right result failed its end-to-end check: %s",
+		         j->c.rank, j->check_why);
 }
 
 static void job_check(const struct job *j)
@@ -754,7 +765,8 @@ static void run_phase(struct model *m, enum sa_dtype type, size_t count, enum ph
 		pthread_join(jt[r], NULL);
 	for (r = 0; r < n; r++) {
 		stale += j[r].st.stale_state;
-		assert_int_equal(j[r].bad_job, 0); /* never a wrong result */
+		assert_int_equal(j[r].bad_job, 0);     /* never a wrong result */
+		assert_int_equal(j[r].check_fails, 0); /* nor a false alarm */
 		if (expect == MUST_PASS)
 			job_check(&j[r]);
 		else if (expect == MUST_REFUSE_STALE)
