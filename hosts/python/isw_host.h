@@ -58,7 +58,7 @@ struct isw_sa_params {
 };
 
 struct isw_stats {
-	uint64_t jobs;        /* allreduce calls that completed (verify jobs not counted) */
+	uint64_t jobs;        /* allreduce calls that completed */
 	uint64_t elements;    /* elements they reduced */
 	uint64_t packets;     /* sent, resends included */
 	uint64_t retransmits; /* resent after a timeout */

@@ -169,8 +169,9 @@ class SyncAgtr(_Comm):
         in place; returns x. int32 sums wrap around modulo 2^32; float32 goes through SwitchML's
         block exponent quantisation (error at most workers * 2^emax / 2^31 per element, emax the
         block's largest exponent over the workers). verify (on by default) checks the result end
-        to end (one more round trip) and raises ResultCheckError when it is not the sum;
-        verify=False trades that safety for the round trip: a wrong sum is returned silently.
+        to end (one more packet per thread, in the job's last window) and raises ResultCheckError
+        when it is not the sum; verify=False trades that safety for the packet and the checksums'
+        arithmetic: a wrong sum is returned silently.
         Every worker must pass the same verify."""
         return self._call(x, verify)
 
