@@ -31,10 +31,10 @@
 #       --reset: the dead registrations are not live, nobody starts before the reset; exact
 #   (h) issue 25: runs with --no-barrier and without --reset (rank 0 starting a new epoch is
 #       the tools' default now), checked end to end and against the tensors: after a complete
-#       4 Mi run (whose last window is on set 0 of every slot, where the next run's first
-#       window goes: the old tools took its sums for 131,072 of 4,194,304 elements, and
-#       exited 0 without --check) and after a job SIGKILLed mid-job (the old tools: a hang or
-#       wrong sums): exact; then after another killed job, --no-barrier --no-reset: every rank
+#       4 Mi run (with the tools of a1619c1 its last window is on set 0 of every slot, where
+#       the next run's first window goes: they took its sums for 131,072 of 4,194,304
+#       elements, and exited 0 without --check) and after a job SIGKILLed mid-job (those
+#       tools: a hang or wrong sums): exact; then after another killed job, --no-barrier --no-reset: every rank
 #       refuses before it registers, naming the other run's state, and nothing reaches the
 #       switch
 #   syncagtr_hosts.sh BUILD_DIR        (SA_CASES="a c" runs only those cases)
