@@ -454,16 +454,32 @@ static int rendezvous(const struct opts *o)
 	return rc;
 }
 
+/* With --ctl, after a job or the barrier gave up: what the switch says of the session (missing
+ * workers, registrations of an earlier epoch whose packets it drops, its counters). */
+static void diagnose(const struct opts *o, int rc)
+{
+	char why[512];
+
+	if (!o->ctl || rc != -ETIMEDOUT)
+		return;
+	rc = sa_session_diagnose(o->ctl, o->session, o->cfg.workers, why, sizeof(why));
+	if (rc == 0 || rc == -ENOENT)
+		fprintf(stderr, "syncagtr-worker: rank %u: the switch: %s\n", o->cfg.rank, why);
+}
+
 /* The untimed start barrier (sa_worker_barrier): every worker is there, every slot is clean. */
 static int barrier(struct opts *o, struct sa_worker *w)
 {
 	struct sa_stats st = {0};
+	int rc;
 
 	if (!o->quiet)
 		fprintf(stderr, "rank %u: start barrier (waiting for all %u workers)\n",
 		        o->cfg.rank, o->cfg.workers);
-	if (sa_worker_barrier(w, &st) < 0) {
+	rc = sa_worker_barrier(w, &st);
+	if (rc < 0) {
 		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, sa_worker_error(w));
+		diagnose(o, rc);
 		return -1;
 	}
 	if (!o->quiet)
@@ -514,6 +530,7 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 		if (rc < 0) {
 			fprintf(stderr, "syncagtr-worker: rank %u job %u failed: %s\n", o->cfg.rank,
 			        j, sa_worker_error(w));
+			diagnose(o, rc);
 			return 1;
 		}
 		if (!o->quiet)

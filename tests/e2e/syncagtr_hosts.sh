@@ -37,6 +37,10 @@
 #       tools: a hang or wrong sums): exact; then after another killed job, --no-barrier --no-reset: every rank
 #       refuses before it registers, naming the other run's state, and nothing reaches the
 #       switch
+#   (i) workers registered by hand, running without --ctl: after 'session reset 1
+#       keep-workers', exact; after a plain 'session reset 1' every rank gives up (its packets
+#       are sa-epoch drops, counted) naming the registration, never a wrong result; registered
+#       again with the same 'worker add' lines, exact
 #   syncagtr_hosts.sh BUILD_DIR        (SA_CASES="a c" runs only those cases)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -355,8 +359,76 @@ case_h() {
 		"$(head -c 300 "$ISW_TMP/h3.0.err")"
 }
 
+# hand_run NAME [options...]: the four ranks without --ctl (registered by hand), 1 Mi int32,
+# checked against the tensors; the exit status of each in $ISW_TMP/NAME.R.rc
+hand_run() {
+	local name=$1 r pids=()
+	shift
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$worker" --rank $r --workers 4 --switch-ip $S1 --count 1Mi --check \
+			--json --quiet "$@" >"$ISW_TMP/$name.$r.json" 2>"$ISW_TMP/$name.$r.err" &
+		pids[r]=$!
+	done
+	for r in 0 1 2 3; do
+		wait "${pids[$r]}" && echo 0 >"$ISW_TMP/$name.$r.rc" || echo $? >"$ISW_TMP/$name.$r.rc"
+	done
+}
+
+# hand_ok NAME WHAT: every rank of hand_run NAME exited 0 with its result verified
+hand_ok() {
+	local r
+	for r in 0 1 2 3; do
+		if [ "$(cat "$ISW_TMP/$1.$r.rc")" != 0 ] ||
+			[ "$(jq -r .verified "$ISW_TMP/$1.$r.json")" != true ]; then
+			isw_fail "(i) $2: rank $r: $(cat "$ISW_TMP/$1.$r.err")"
+		fi
+	done
+}
+
+case_i() {
+	local r d0 d1
+	isw_ctl syncagtr session show 1 >/dev/null 2>&1 ||
+		isw_ctl syncagtr session add 1 ip $S1 workers 4 slots 512 threads 4 >/dev/null
+	for r in 0 1 2 3; do
+		isw_ctl syncagtr worker del 1 $r >/dev/null 2>&1 || true
+		isw_ctl syncagtr worker add 1 $r mac "$(printf '02:00:00:00:00:%02x' $((r + 1)))" \
+			ip 10.99.0.$((r + 1)) port l2 >/dev/null || isw_fail "(i) worker add"
+	done
+	isw_ctl syncagtr session reset 1 keep-workers >/dev/null
+	hand_run i1
+	hand_ok i1 "hand-registered, after keep-workers"
+	echo "(i) workers registered by hand, reset with keep-workers: exact and verified"
+
+	isw_ctl syncagtr session reset 1 >/dev/null
+	d0=$(isw_ctl --json syncagtr session show 1 | jq '.counters[0].drop_epoch')
+	hand_run i2 --give-up-s 3
+	for r in 0 1 2 3; do
+		[ "$(cat "$ISW_TMP/i2.$r.rc")" != 0 ] ||
+			isw_fail "(i) rank $r ran on a registration of an earlier epoch"
+		[ "$(jq -r .verified "$ISW_TMP/i2.$r.json" 2>/dev/null)" != true ] ||
+			isw_fail "(i) rank $r verified a result it cannot have"
+		grep -q "registered since the session's last reset" "$ISW_TMP/i2.$r.err" ||
+			isw_fail "(i) rank $r did not say why: $(cat "$ISW_TMP/i2.$r.err")"
+	done
+	d1=$(isw_ctl --json syncagtr session show 1 | jq '.counters[0].drop_epoch')
+	[ "$d1" -gt "$d0" ] || isw_fail "(i) the switch counted no sa-epoch drop"
+	echo "(i) after a plain reset, every rank gave up ($((d1 - d0)) sa-epoch drops):" \
+		"$(head -c 200 "$ISW_TMP/i2.0.err")"
+
+	for r in 0 1 2 3; do
+		isw_ctl syncagtr worker add 1 $r mac "$(printf '02:00:00:00:00:%02x' $((r + 1)))" \
+			ip 10.99.0.$((r + 1)) port l2 >/dev/null || isw_fail "(i) worker add again"
+	done
+	# the failed run left its barrier's packets in the slots: a reset that keeps the workers
+	isw_ctl syncagtr session reset 1 keep-workers >/dev/null
+	hand_run i3
+	hand_ok i3 "registered again"
+	echo "(i) registered again with the same lines: exact and verified"
+	for r in 0 1 2 3; do isw_ctl syncagtr worker del 1 $r >/dev/null; done
+}
+
 # shellcheck disable=SC2086 # the list of cases
-isw_cases ${SA_CASES:-w a x b c d e f g h}
+isw_cases ${SA_CASES:-w a x b c d e f g h i}
 isw_cases_ran
 isw_ctl syncagtr session show
 echo "PASS"
