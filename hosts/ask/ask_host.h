@@ -353,7 +353,7 @@ void ask_totals_add(struct ask_totals *into, const struct ask_totals *t);
 void ask_table_totals(const struct ask_table *tab, struct ask_totals *t);
 
 #define ASK_CLOSE_LEN (ASK_HDR_LEN + 40u) /* CLOSE: header and the channel's ask_totals */
-#define ASK_TEXT_MAX  160u                /* ABORT's text, NUL included */
+#define ASK_TEXT_MAX  256u                /* ABORT's text, NUL included */
 
 /* HELLO_ACK's answer (count's low half) */
 enum ask_hello_error {
@@ -361,7 +361,10 @@ enum ask_hello_error {
 	ASK_HELLO_SHAPE = 1,    /* the sender's window, slots or key width is not the task's */
 	ASK_HELLO_CHANNELS = 2, /* a channel beyond the task's */
 	ASK_HELLO_TAKEN = 3,    /* a channel another sender of this job has */
+	ASK_HELLO_JOB = 4,      /* the sender belongs to another run (its job token) */
 };
+
+#define ASK_HELLO_LEN (ASK_HDR_LEN + 8u) /* HELLO: header, the sender's window, its job token */
 
 /* ABORT's reason (count's low half); the text says more */
 enum ask_abort_reason {
@@ -384,8 +387,8 @@ struct ask_switch_counts {
 };
 
 /*
- * The end-to-end check of a job (docs/ask.md, Jobs): want = every channel's CLOSE summed, table
- * and st the receiver's, sw the switch's counts at the end (NULL: no switch). True if every
+ * The end-to-end check of a job (docs/ask.md, Job lifetime): want = every channel's CLOSE summed,
+ * table and st the receiver's, sw the switch's counts at the end (NULL: no switch). True if every
  * check holds; else false and why (a sentence).
  */
 bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct ask_table *table,
@@ -396,9 +399,11 @@ bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct a
  * The receiver's side of a job: with a switch, BEGIN a new incarnation of the task (asking the
  * switch for the current one first, so the new one differs), check the task's shape, and probe
  * it every probe_ns: a probe that finds another incarnation or registration means the switch
- * lost the job's state; none answered for silence_ns means the switch is gone. Answer HELLO (the
- * incarnation, once begun; each channel to one sender) and CLOSE (the channel's totals, checked
- * against the channel as received), and at the end ask the switch for its final counts.
+ * lost the job's state; none answered for silence_ns (and 8 probes at least) means the switch
+ * is gone. A BEGIN is retried for as long as the caller waits (its own timeout). Answer HELLO
+ * (the incarnation, once begun; each channel to one sender) and CLOSE (the channel's totals,
+ * checked against the channel as received), and at the end ask the switch for its final
+ * counts.
  */
 struct ask_rjob_cfg {
 	uint16_t task;
@@ -407,8 +412,8 @@ struct ask_rjob_cfg {
 	uint32_t aa_size;
 	enum ask_op op;
 	bool with_switch; /* false: no switch (--switch none), begun at once */
-	uint64_t rto_ns;  /* BEGIN retry timeout (doubled per retry, ask_backoff) */
-	unsigned retries; /* retries of one BEGIN */
+	uint32_t job;     /* the run's token: HELLO with another is refused (0: any) */
+	uint64_t rto_ns;  /* BEGIN and probe retry timeout (doubled per retry, ask_backoff) */
 	uint64_t probe_ns, silence_ns;
 	uint32_t seq; /* BEGIN's control seq; the receiver's SWAPs and FETCHes follow it */
 };
@@ -457,6 +462,7 @@ struct ask_sjob_cfg {
 	uint16_t task, channel0;
 	unsigned nchan, window, nslots, key_bytes;
 	uint32_t nonce;      /* this sender's, nonzero: the receiver gives each channel to one */
+	uint32_t job;        /* the run's token, as the receiver's (0: none) */
 	uint64_t rto_ns;     /* HELLO and CLOSE retry timeout */
 	uint64_t timeout_ns; /* no answer to HELLO for this long: the receiver is not there */
 	unsigned retries;    /* CLOSE resends before giving up */

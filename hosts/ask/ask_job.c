@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ASK jobs (ask_host.h; docs/ask.md, Jobs): what makes every job of a task its own and checks
- * its result end to end.
+ * ASK jobs (ask_host.h; docs/ask.md, Job lifetime): what makes every job of a task its own and
+ * checks its result end to end.
  *
  *  - The receiver BEGINs a new incarnation of the task on the switch (which resets the task's
  *    state) and probes it while the job runs; senders learn the incarnation with HELLO, so no
@@ -229,6 +229,9 @@ int ask_abort_parse(const uint8_t *p, size_t len, struct ask_msg *m, uint16_t *r
 
 /* ---- receiver ---- */
 
+/* Probes a switch must leave unanswered, besides the silence, to be taken for gone. */
+#define RJ_SILENT_TRIES 8
+
 enum rj_state {
 	RJ_QUERY, /* asking the switch which incarnation the task is at */
 	RJ_START, /* BEGIN N from that one */
@@ -258,7 +261,7 @@ struct ask_rjob {
 	bool *closed;
 	struct ask_totals *tot, want;
 	unsigned nclosed;
-	char err[256];
+	char err[400];
 };
 
 struct ask_rjob *ask_rjob_new(const struct ask_rjob_cfg *cfg)
@@ -345,12 +348,15 @@ int ask_rjob_ctl(struct ask_rjob *j, uint64_t now, struct ask_tx *tx)
 		j->need_send = false;
 	} else if (now - j->sent_ns < ask_backoff(j->cfg.rto_ns, j->tries)) {
 		return 0;
-	} else if (now - j->last_answer_ns >= j->cfg.silence_ns ||
-	           (j->state != RJ_RUN && j->tries >= j->cfg.retries)) {
-		snprintf(j->err, sizeof(j->err),
-		         "the switch did not answer BEGIN for task %u (%.1f s, %u retries): is the "
-		         "task registered, and --switch its ASK address?",
-		         j->cfg.task, (double)(now - j->last_answer_ns) / 1e9, j->tries);
+	} else if (j->state == RJ_RUN && now - j->last_answer_ns >= j->cfg.silence_ns &&
+	           j->tries >= RJ_SILENT_TRIES) {
+		/* Silence counts only with probes sent into it: a receiver that was not scheduled
+		 * for a while has not been ignored. */
+		snprintf(
+		        j->err, sizeof(j->err),
+		        "the switch did not answer for %.1f s (%u probes): it stopped, or the path "
+		        "to it did",
+		        (double)(now - j->last_answer_ns) / 1e9, j->tries);
 		return rj_fail(j, -ETIMEDOUT);
 	} else {
 		j->tries++;
@@ -456,10 +462,12 @@ static int hello(struct ask_rjob *j, const struct ask_msg *m, const uint8_t *p, 
 	unsigned n = m->count & 0xFFFFu;
 	uint16_t error = ASK_HELLO_OK;
 
-	if (j->state != RJ_RUN || len < ASK_HDR_LEN + 4 || m->seq == 0)
+	if (j->state != RJ_RUN || len < ASK_HELLO_LEN || m->seq == 0)
 		return ASK_JRX_TAKEN; /* not begun yet: the sender asks again */
-	if (m->nslots != c->nslots || m->key_bytes != c->key_bytes ||
-	    ask_be32(p + ASK_HDR_LEN) != c->window)
+	if (c->job != 0 && ask_be32(p + ASK_HDR_LEN + 4) != c->job)
+		error = ASK_HELLO_JOB;
+	else if (m->nslots != c->nslots || m->key_bytes != c->key_bytes ||
+	         ask_be32(p + ASK_HDR_LEN) != c->window)
 		error = ASK_HELLO_SHAPE;
 	else if (n == 0 || m->channel + n > c->nchan)
 		error = ASK_HELLO_CHANNELS;
@@ -638,8 +646,8 @@ struct ask_sjob {
 	unsigned tries, nacked;
 	bool *acked;
 	uint8_t (*close)[ASK_CLOSE_LEN];
-	uint8_t hello[ASK_HDR_LEN + 4];
-	char err[256];
+	uint8_t hello[ASK_HELLO_LEN];
+	char err[400];
 };
 
 struct ask_sjob *ask_sjob_new(const struct ask_sjob_cfg *c)
@@ -671,6 +679,7 @@ struct ask_sjob *ask_sjob_new(const struct ask_sjob_cfg *c)
 	                    .count = c->nchan & 0xFFFFu};
 	ask_msg_put(j->hello, &m);
 	ask_put32(j->hello + ASK_HDR_LEN, c->window);
+	ask_put32(j->hello + ASK_HDR_LEN + 4, c->job);
 	return j;
 }
 
@@ -739,6 +748,8 @@ static const char *hello_error(uint16_t e)
 		return "a channel is beyond the task's";
 	case ASK_HELLO_TAKEN:
 		return "another sender of this job has one of these channels";
+	case ASK_HELLO_JOB:
+		return "it runs another job (--job)";
 	default:
 		return "refused";
 	}

@@ -457,7 +457,7 @@ static void task_json(struct isw_cmd_ctx *c, const struct ask_task *t, unsigned 
 	char reg[16];
 	snprintf(reg, sizeof(reg), "%08x", st->reg);
 	isw_json_u64(c->out, "task", t->id);
-	/* The owning lcore's, read racily: BEGIN changes them (docs/ask.md, Jobs). */
+	/* The owning lcore's, read racily: BEGIN changes them (docs/ask.md, Job lifetime). */
 	isw_json_u64(c->out, "incarnation", st->incarnation);
 	isw_json_u64(c->out, "jobs", st->jobs);
 	isw_json_str_kv(c->out, "registration", reg);

@@ -485,8 +485,8 @@ static void job_sums(unsigned ti, struct job_sums *s)
 }
 
 /*
- * BEGIN (docs/ask.md, Jobs): count = N << 16 | E. If N is the task's incarnation already, it only
- * reports (a receiver's probe, or the retry of a BEGIN that worked). If E is, N becomes the
+ * BEGIN (docs/ask.md, Job lifetime): count = N << 16 | E. If N is the task's incarnation already,
+ * it only reports (a receiver's probe, or the retry of a BEGIN that worked). If E is, N becomes the
  * incarnation and the task starts afresh: windows, rings, active copies, control seq (BEGIN's
  * own), kept reply, and the aggregator arrays when they hold anything (a job that died before
  * its final drain left entries). Otherwise, or if the shape differs, ERROR. The reply carries

@@ -83,7 +83,7 @@ _Static_assert(sizeof(struct ask_hdr) == ASK_HDR_LEN, "ASK header is 24 bytes");
 /*
  * BEGIN and BEGIN_DONE carry this after the header (the request zeros, which the switch fills
  * in): the task as the switch has it, and what it counted in the current incarnation, for the
- * receiver's end-to-end check (docs/ask.md, Jobs). BEGIN's count is N << 16 | E: make N the
+ * receiver's end-to-end check (docs/ask.md, Job lifetime). BEGIN's count is N << 16 | E: make N the
  * task's incarnation if E is (resetting the task's state), or just report if N already is.
  */
 struct ask_job_info {

@@ -402,9 +402,9 @@ static uint8_t begin_flags(void)
 }
 
 /*
- * Jobs on one registration (docs/ask.md, Jobs): a job that sent fewer packets than the window
- * left its seqs in the rings and an entry in the AAs; the next job's BEGIN (N from E) resets the
- * task, so the next job's seq 0 is a first occurrence (before BEGIN existed it was a repeat and
+ * Jobs on one registration (docs/ask.md, Job lifetime): a job that sent fewer packets than the
+ * window left its seqs in the rings and an entry in the AAs; the next job's BEGIN (N from E) resets
+ * the task, so the next job's seq 0 is a first occurrence (before BEGIN existed it was a repeat and
  * its tuples were lost) and the leftover entry is gone. A retried BEGIN or a probe changes
  * nothing; a BEGIN from a stale E, of another shape, from another port or too short is refused.
  * The reply reports this incarnation's counts.
