@@ -938,12 +938,13 @@ int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *m
 	}
 	if (join16(v) != ck.got[0] || join16(v + 2) != ck.got[1]) {
 		if (ck.rails)
-			snprintf(msg, len,
-			         "result check failed: saturated: %" PRIu64 " elements of the "
-			         "result sit at an int32 rail (the switch's sum clamps at "
-			         "-2147483647..2147483647 and stays there): the result is not the "
-			         "sum",
-			         ck.rails);
+			snprintf(
+			        msg, len,
+			        "result check failed: saturated: %" PRIu64 " elements of the "
+			        "result sit at an int32 rail (the switch's add clamps to the int32 "
+			        "range, and an element on a rail stays there): the result is not "
+			        "the sum",
+			        ck.rails);
 		else
 			snprintf(
 			        msg, len,
