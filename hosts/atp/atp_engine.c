@@ -69,8 +69,9 @@ struct atp_engine {
 	const float *fin;
 	float *fout;
 	int is_float;
-	unsigned call; /* calls so far: the key's bits above the chunk index */
-	int verify;    /* checksums on (atp_engine_set_verify) */
+	unsigned call;  /* calls so far: the key's bits above the chunk index */
+	int verify;     /* checksums on (atp_engine_set_verify) */
+	int all_floats; /* every packet as raw floats (the check's own call) */
 	/* the job (atp_session.h): e->mem under jlock; e->job, the job the threads send, follows
 	 * it (written by thread 0 only) */
 	pthread_mutex_t jlock;
@@ -147,6 +148,12 @@ static bool seq_values(struct atp_ethread *th, const struct chunk *c, uint32_t s
 	if (n > ATP_VALUES)
 		n = ATP_VALUES;
 	*np = n;
+	if (th->e->all_floats) {
+		/* The check's own call: raw floats, which the switch passes to the PS untouched. */
+		if (vb)
+			atp_floats_put(vb, th->e->fin + off, n);
+		return true;
+	}
 	if (!th->e->is_float) {
 		for (unsigned i = 0; i < n; i++)
 			q[i] = th->e->iin[off + i];
@@ -906,29 +913,39 @@ int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *m
 {
 	struct atp_ck ck = {{0}};
 	int32_t v[6];
+	float x[6];
 	int rc, on = e->verify;
 
 	for (unsigned t = 0; t < e->cfg.cli.threads; t++) {
-		const struct atp_ck *x = &e->th[t].ck;
+		const struct atp_ck *c = &e->th[t].ck;
 
 		for (unsigned k = 0; k < 2; k++) {
-			ck.sent[k] += x->sent[k];
-			ck.got[k] += x->got[k];
+			ck.sent[k] += c->sent[k];
+			ck.got[k] += c->got[k];
 		}
-		ck.covered += x->covered;
-		ck.rails += x->rails;
-		ck.mixed += x->mixed;
+		ck.covered += c->covered;
+		ck.rails += c->rails;
+		ck.mixed += c->mixed;
 	}
 	split16(v, ck.sent[0]);
 	split16(v + 2, ck.sent[1]);
 	split16(v + 4, (uint32_t)ck.covered);
+	for (unsigned i = 0; i < 6; i++)
+		x[i] = (float)v[i];
+	/* As raw floats (the overflow flag): the switch passes them to the PS untouched, so no
+	 * aggregator's state, not even a late duplicate's claim of the same seq, can join the
+	 * check; the PS sums them exactly (32 halves of 16 bits stay below 2^24). */
 	e->verify = 0;
-	rc = atp_engine_allreduce(e, v, v, 6, 0, st, NULL, NULL);
+	e->all_floats = 1;
+	rc = atp_engine_allreduce(e, x, x, 6, 1, st, NULL, NULL);
+	e->all_floats = 0;
 	e->verify = on;
 	if (rc < 0) {
 		snprintf(msg, len, "result check: %s", atp_engine_error(e));
 		return rc;
 	}
+	for (unsigned i = 0; i < 6; i++)
+		v[i] = (int32_t)lrintf(x[i]);
 	if (ck.mixed) {
 		snprintf(msg, len,
 		         "result check failed: %" PRIu64 " results came back as int32 for packets "
