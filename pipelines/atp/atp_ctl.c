@@ -504,7 +504,8 @@ static int cmd_pool_lease(struct isw_cmd_ctx *c, int argc, char **argv)
 }
 ISW_CMD_REGISTER(atp_pool_lease, "atp pool lease", "MS",
                  "an aggregation older than MS lapses: the next claim takes its aggregator over "
-                 "(0 = never; default 1000)",
+                 "(default 1000; 0 = never, unsafe for clients that never change job: a dead "
+                 "run's claims join their next run)",
                  cmd_pool_lease)
 
 static int cmd_pool_resize(struct isw_cmd_ctx *c, int argc, char **argv)
