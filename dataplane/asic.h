@@ -232,12 +232,14 @@ enum isw_claim {
  * it was taken, in the caller's clock). A holder has lapsed, and the cell is taken over as if free
  * (*lapsed says so), when
  *  - its claim is older than lease (lease != 0), or
- *  - it is in key's group ((lo ^ key) & group == 0) and its claim is not later than since: the
- *    group's epoch began at since, and what the group claimed before belongs to an earlier epoch
- *    (group 0 and since = now - 2^31 turn this off).
- * A claim keeps its time while its holder owns it: the lease bounds how long one aggregation may
- * hold the cell. Times compare as signed differences (wrapping clock; a claim time at most a few
- * ms ahead of now never lapses by the lease). One SALU on a 64-bit pair.
+ *  - it is in key's group (lo and key equal on the bits of group) and its claim is not later than
+ *    since: the group's current epoch began at since, and what the group claimed before belongs
+ *    to an earlier one.
+ * A claim taken now is dated now, or since + 1 if that is later (a claim in the epoch's first
+ * millisecond must not pass for an earlier epoch's). A claim keeps its time while its holder owns
+ * it: the lease bounds how long one aggregation may hold the cell. Times compare as signed
+ * differences (wrapping clock; a claim dated a few ms ahead of now never lapses by the lease).
+ * One SALU on a 64-bit pair.
  */
 static inline enum isw_claim isw_salu_claim_lease(struct isw_pass *p, const struct isw_reg *r,
                                                   uint32_t idx, uint32_t key, uint32_t now,
@@ -253,7 +255,7 @@ static inline enum isw_claim isw_salu_claim_lease(struct isw_pass *p, const stru
 	if (c->lo != 0 && !*lapsed)
 		return ISW_CLAIM_BUSY;
 	c->lo = key;
-	c->hi = now;
+	c->hi = (int32_t)(now - since) > 0 ? now : since + 1;
 	return ISW_CLAIM_FRESH;
 }
 

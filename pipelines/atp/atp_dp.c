@@ -155,9 +155,8 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return ISW_PKT_TAKEN;
 	/* The job check, on the lcore that owns the aggregator: adopt the app's named job if it
 	 * changed (what the app claimed here until then has lapsed), then the frame must be of
-	 * that job. Claims are dated after the adoption (`since`, never before the claims of the
-	 * job before: a claim made in its ms is dated one ms later), so no claim of an earlier job
-	 * can pass for one of the current job's. */
+	 * that job. Claims are dated after the adoption (the SALU dates a claim in the adoption's
+	 * ms one ms later), so no claim of an earlier job can pass for one of the current job's. */
 	uint64_t named = __atomic_load_n(&atp_jobs[ai].named, __ATOMIC_ACQUIRE);
 	if (unlikely(cnt->adopted != named))
 		atp_adopt(w, cnt, named);
@@ -166,7 +165,6 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return ISW_PKT_TAKEN;
 	}
 	uint32_t since = cnt->since;
-	uint32_t now = (int32_t)(w->now_ms - since) > 0 ? w->now_ms : since + 1;
 	isw_pass_begin(pass);
 	cnt->pkts++;
 	uint32_t key = (uint32_t)app_id << 16 | seq;
@@ -207,8 +205,9 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	}
 
 	bool lapsed;
-	enum isw_claim claim = isw_salu_claim_lease(pass, atp_regs[ATP_REG_OWNER], agtr, key, now,
-	                                            c->lease_ms, 0xFFFF0000u, since, &lapsed);
+	enum isw_claim claim =
+	        isw_salu_claim_lease(pass, atp_regs[ATP_REG_OWNER], agtr, key, w->now_ms,
+	                             c->lease_ms, 0xFFFF0000u, since, &lapsed);
 	if (claim == ISW_CLAIM_BUSY) {
 		cnt->collisions++;
 		h->flag |= ATP_F_COLLISION;
