@@ -22,6 +22,7 @@
 #include <sys/random.h>
 
 #include "atp_engine.h"
+#include "atp_check.h"
 #include "atp_session.h"
 #include "atp_sock.h"
 #include "host_rtt.h"
@@ -33,15 +34,6 @@
 /* A call's chunk index (chunk * threads + t) takes the low 20 bits of a key's low half, the call
  * number (modulo 4096) the 12 above: keys differ between the calls a PS remembers (two). */
 #define ATP_KEY_CHUNK_BITS 20u
-
-/* A job's checksums, over the int32 words as they travel (atp_engine_verify). */
-struct atp_ck {
-	uint32_t sent[2], got[2]; /* plain sum, weighted sum of what this worker sent / got */
-	uint64_t covered;         /* packets with an int32 result (the ones summed) */
-	uint64_t uncovered;       /* ... with a float result (overflow: summed by the PS) */
-	uint64_t rails;           /* result elements at an int32 rail */
-	uint64_t mixed;           /* int32 results of packets this worker sent as floats */
-};
 
 struct atp_ethread {
 	struct atp_engine *e;
@@ -216,35 +208,6 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 	}
 }
 
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Adds n int32 words to a plain and a weighted sum (modulo 2^32), the weights odd and a function
- * of (key, seq, position) only, so alike on every worker. */
-static void ck_add(uint32_t ck[2], const int32_t *v, unsigned n, uint64_t key, uint32_t seq)
-{
-	uint32_t base = (uint32_t)mix64(key ^ (uint64_t)seq << 40), a = ck[0], b = ck[1];
-
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t w = (base + 2 * i) * 0x85ebca6bu;
-
-		a += (uint32_t)v[i];
-		b += (uint32_t)v[i] * ((w ^ w >> 15) | 1u);
-	}
-	ck[0] = a;
-	ck[1] = b;
-}
-
-static bool on_rail(int32_t v)
-{
-	return v == INT32_MAX || v == INT32_MIN || v == -INT32_MAX;
-}
-
 /*
  * The checksums of seq's result (before take_result() writes it: in and out may be one buffer):
  * an int32 result is summed with what this worker sent as int32 words; a float result (a packet of
@@ -266,10 +229,10 @@ static void ck_take(struct atp_ethread *th, const struct chunk *c, const struct 
 		return;
 	}
 	atp_values_get(vb, got, n);
-	ck_add(th->ck.sent, mine, n, c->key, h->seq);
-	ck_add(th->ck.got, got, n, c->key, h->seq);
+	atp_ck_add(th->ck.sent, mine, n, c->key, h->seq);
+	atp_ck_add(th->ck.got, got, n, c->key, h->seq);
 	for (unsigned i = 0; i < n; i++)
-		th->ck.rails += on_rail(got[i]);
+		th->ck.rails += atp_on_rail(got[i]);
 	th->ck.covered++;
 }
 
@@ -897,18 +860,6 @@ void atp_engine_job_stats(const struct atp_engine *e, uint64_t *joins, uint64_t 
 	*jobs = atomic_load(&e->jobs_seen);
 }
 
-/* A 32-bit word as two 16-bit halves: a sum of 32 workers' halves cannot saturate. */
-static void split16(int32_t *v, uint32_t x)
-{
-	v[0] = (int32_t)(x & 0xffffu);
-	v[1] = (int32_t)(x >> 16);
-}
-
-static uint32_t join16(const int32_t *v)
-{
-	return (uint32_t)v[0] + ((uint32_t)v[1] << 16);
-}
-
 int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *msg, size_t len)
 {
 	struct atp_ck ck = {{0}};
@@ -927,9 +878,7 @@ int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *m
 		ck.rails += c->rails;
 		ck.mixed += c->mixed;
 	}
-	split16(v, ck.sent[0]);
-	split16(v + 2, ck.sent[1]);
-	split16(v + 4, (uint32_t)ck.covered);
+	atp_ck_words(&ck, v);
 	for (unsigned i = 0; i < 6; i++)
 		x[i] = (float)v[i];
 	/* As raw floats (the overflow flag): the switch passes them to the PS untouched, so no
@@ -946,37 +895,5 @@ int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *m
 	}
 	for (unsigned i = 0; i < 6; i++)
 		v[i] = (int32_t)lrintf(x[i]);
-	if (ck.mixed) {
-		snprintf(msg, len,
-		         "result check failed: %" PRIu64 " results came back as int32 for packets "
-		         "this worker sent as floats (the workers' float32 scales differ?)",
-		         ck.mixed);
-		return -EBADMSG;
-	}
-	if (join16(v) != ck.got[0] || join16(v + 2) != ck.got[1]) {
-		if (ck.rails)
-			snprintf(
-			        msg, len,
-			        "result check failed: saturated: %" PRIu64 " elements of the "
-			        "result sit at an int32 rail (the switch's add clamps to the int32 "
-			        "range, and an element on a rail stays there): the result is not "
-			        "the sum",
-			        ck.rails);
-		else
-			snprintf(
-			        msg, len,
-			        "result check failed: wrong: the results this worker received "
-			        "(checksums %08x %08x) are not the sum of what the %u workers sent "
-			        "(%08x %08x)",
-			        ck.got[0], ck.got[1], e->cfg.cli.workers, join16(v), join16(v + 2));
-		return -EBADMSG;
-	}
-	if (join16(v + 4) != (uint32_t)(ck.covered * e->cfg.cli.workers)) {
-		snprintf(msg, len,
-		         "result check failed: the workers did not all receive int32 results for "
-		         "the same packets (this one: %" PRIu64 ")",
-		         ck.covered);
-		return -EBADMSG;
-	}
-	return 0;
+	return atp_ck_verdict(&ck, v, e->cfg.cli.workers, msg, len);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atp_check.h"
 #include "atp_host.h"
 #include "atp_session.h"
 
@@ -509,6 +510,121 @@ static void test_former_adopts(void **state)
 	assert_int_equal(atp_former_join(&f, &j, ATP_LIVE_MS + 3), ATP_FORM_NEW);
 }
 
+/* A switch's sum of one position: saturating with sticky rails, as the Tofino's (and
+ * inswitch's) add (docs/atp.md, Saturating add). */
+static int32_t sat_sum(const int32_t *v, unsigned n)
+{
+	int64_t s = v[0];
+
+	for (unsigned i = 1; i < n; i++) {
+		if (s <= -INT32_MAX || s >= INT32_MAX)
+			break;
+		s += v[i];
+		s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+	}
+	return (int32_t)s;
+}
+
+enum { CK_W = 4, CK_SEQS = 3 };
+
+/*
+ * Four workers' checksums over three packets whose results are the switch's sums of in[][][]
+ * (result[] replaced where given), and each worker's verdict after the check call; returns how
+ * many passed; msg keeps the last failure.
+ */
+static unsigned ck_run(int32_t in[CK_W][CK_SEQS][ATP_VALUES], const int32_t *bad_word,
+                       uint64_t covered_skew, char *msg, size_t len)
+{
+	struct atp_ck ck[CK_W] = {{{0}}};
+	int32_t sum[6] = {0}, w[6];
+	unsigned pass = 0;
+
+	for (uint32_t s = 0; s < CK_SEQS; s++) {
+		int32_t res[ATP_VALUES], col[CK_W];
+
+		for (unsigned i = 0; i < ATP_VALUES; i++) {
+			for (unsigned k = 0; k < CK_W; k++)
+				col[k] = in[k][s][i];
+			res[i] = sat_sum(col, CK_W);
+		}
+		if (bad_word && s == 1)
+			res[17] = *bad_word;
+		for (unsigned k = 0; k < CK_W; k++) {
+			atp_ck_add(ck[k].sent, in[k][s], ATP_VALUES, 42ull << 32 | 3, s + 1);
+			atp_ck_add(ck[k].got, res, ATP_VALUES, 42ull << 32 | 3, s + 1);
+			for (unsigned i = 0; i < ATP_VALUES; i++)
+				ck[k].rails += atp_on_rail(res[i]);
+			ck[k].covered++;
+		}
+	}
+	ck[0].covered += covered_skew;
+	for (unsigned k = 0; k < CK_W; k++) {
+		atp_ck_words(&ck[k], w);
+		for (unsigned i = 0; i < 6; i++) {
+			assert_true(w[i] >= 0 && w[i] <= 0xffff);
+			sum[i] += w[i];
+		}
+	}
+	for (unsigned k = 0; k < CK_W; k++) {
+		int rc = atp_ck_verdict(&ck[k], sum, CK_W, msg, len);
+
+		assert_true(rc == 0 || rc == -EBADMSG);
+		pass += rc == 0;
+	}
+	return pass;
+}
+
+/*
+ * The end-to-end check's arithmetic: results that are the sums pass on every worker; one wrong
+ * word fails on every worker as "wrong"; a sum beyond the int32 range (the switch clamps) fails
+ * as "saturated"; workers that covered different packets fail; an int32 result for a packet sent
+ * as floats fails.
+ */
+static void test_check(void **state)
+{
+	static int32_t in[CK_W][CK_SEQS][ATP_VALUES];
+	char msg[512] = "";
+	int32_t bad;
+
+	(void)state;
+	for (unsigned k = 0; k < CK_W; k++)
+		for (unsigned s = 0; s < CK_SEQS; s++)
+			for (unsigned i = 0; i < ATP_VALUES; i++)
+				in[k][s][i] = atp_gen_int(7, k, s * ATP_VALUES + i);
+	assert_int_equal(ck_run(in, NULL, 0, msg, sizeof(msg)), CK_W);
+	/* One word of one result wrong (another round's, a stale contribution): every worker. */
+	bad = in[0][1][17] + in[1][1][17] + in[2][1][17] + in[3][1][17] + 1;
+	assert_int_equal(ck_run(in, &bad, 0, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "result check failed: wrong"));
+	/* Two values in one position whose sum passes INT32_MAX: the switch clamps. */
+	in[1][2][5] = INT32_MAX - 10;
+	in[2][2][5] = INT32_MAX - 10;
+	assert_int_equal(ck_run(in, NULL, 0, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "result check failed: saturated: 1 elements"));
+	in[1][2][5] = in[2][2][5] = 3;
+	/* Exactly on the rail is a sum, and passes. */
+	in[0][0][0] = INT32_MAX - 3 * (1 << 24);
+	in[1][0][0] = in[2][0][0] = in[3][0][0] = 1 << 24;
+	assert_int_equal(ck_run(in, NULL, 0, msg, sizeof(msg)), CK_W);
+	/* A worker that covered one packet more than the others (got another's float result). */
+	assert_int_equal(ck_run(in, NULL, 1, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "did not all receive int32 results"));
+	/* The check's words: 16-bit halves, 32 workers' sums stay below 2^24. */
+	struct atp_ck c = {.sent = {0xffffffffu, 0x12345678u}, .covered = 0x1ffff};
+	int32_t w[6];
+	atp_ck_words(&c, w);
+	assert_int_equal(w[0], 0xffff);
+	assert_int_equal(w[1], 0xffff);
+	assert_int_equal(w[2], 0x5678);
+	assert_int_equal(w[3], 0x1234);
+	assert_int_equal(w[4], 0xffff);
+	assert_int_equal(w[5], 1);
+	/* Mixed: an int32 result for a packet this worker sent as floats. */
+	c.mixed = 1;
+	assert_int_equal(atp_ck_verdict(&c, w, 1, msg, sizeof(msg)), -EBADMSG);
+	assert_non_null(strstr(msg, "sent as floats"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,7 +633,7 @@ int main(void)
 	        cmocka_unit_test(test_frame_b9),      cmocka_unit_test(test_float_scale),
 	        cmocka_unit_test(test_merge),         cmocka_unit_test(test_job_frames),
 	        cmocka_unit_test(test_member),        cmocka_unit_test(test_former_dead_members),
-	        cmocka_unit_test(test_former_adopts),
+	        cmocka_unit_test(test_former_adopts), cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
