@@ -356,9 +356,11 @@ static int cmd_app_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "job", job);
 	return 0;
 }
-ISW_CMD_REGISTER(atp_app_reset, "atp app reset", "APP [job J]",
-                 "free the aggregators the app holds (a new job's start); job J names the job",
-                 cmd_app_reset)
+ISW_CMD_REGISTER(
+        atp_app_reset, "atp app reset", "APP [job J]",
+        "free the aggregators the app holds; job J names J the app's current job (its PS's "
+        "ANNOUNCE does it for inswitch's tools): frames of other jobs are dropped",
+        cmd_app_reset)
 
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
@@ -451,7 +453,7 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(atp_app_show, "atp app show", "[APP]",
-                 "show apps (worker ports, PS ports) and their counters", cmd_app_show)
+                 "show apps (worker ports, PS ports, current job) and their counters", cmd_app_show)
 
 static int cmd_pool_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
