@@ -66,7 +66,9 @@ struct ps {
 	/* PS index 0: the jobs (thread 0's); job, read by every thread, follows former.job */
 	struct atp_former former;
 	_Atomic uint32_t job;
-	_Atomic int no_reassign; /* a job adopted from the workers: their slots are unknown */
+	/* No job formed here (none yet, or one adopted from the workers): where their slots point
+	 * is unknown, so collision ACKs hand out no aggregator. */
+	_Atomic int no_reassign;
 };
 
 struct ps_thread {
@@ -410,6 +412,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ps.o = &o;
+	/* A PS started while workers run (a restart) has none of their collision ACKs: one it
+	 * handed out could be where another thread's slot points now, and two threads' same seq on
+	 * one aggregator share its owner key. Only a job formed here starts the slots afresh. */
+	atomic_store(&ps.no_reassign, 1);
 	pthread_mutex_init(&ps.map_lock, NULL);
 	if (atp_map_init(&ps.map, (uint16_t)o.cli.app, o.cli.threads * o.cli.window, o.cli.pool) <
 	            0 ||

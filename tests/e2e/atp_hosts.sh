@@ -205,12 +205,14 @@ worker_bg() {
 	# ip netns exec directly (not the isw_ns function), so $! is the worker itself.
 	ip netns exec "${ISW_TAG}h$h" "$worker" --id "$id" --workers 4 --app 1 --dev eth0 $COMMON \
 		--json --quiet "$@" >"$ISW_TMP/$name.$id.json" 2>"$ISW_TMP/$name.$id.err" &
+	ISW_STOP_PIDS+=($!) # stopped by isw_cleanup if the case fails before it waits
 }
 
 # ps_bg NAME: app 1's PS on h5 in the background, its pid in $!.
 ps_bg() {
 	ip netns exec "${ISW_TAG}h5" "$ps" --app 1 --dev eth0 --workers 4 $COMMON --json \
 		>"$ISW_TMP/$1.ps.json" 2>"$ISW_TMP/$1.ps.err" &
+	ISW_STOP_PIDS+=($!)
 }
 
 # leftover NAME: a job of app 1 (its PS and 4 workers) SIGKILLed while its frames flow: its
