@@ -3,7 +3,8 @@
 -- Wireshark / tshark dissectors for the three protocols inswitch aggregates (docs/wireshark.md):
 --   switchml  SwitchML's UDP protocol (SyncAgtr), UDP ports 48864..48879 (0xBEE0..0xBEEF)
 --   atp_agg   ATP's raw frames, EtherType 0x0700: IPv4 template, ATP header, 62 values, key
---             (Wireshark's own "atp" is the AppleTalk Transaction Protocol)
+--             (Wireshark's own "atp" is the AppleTalk Transaction Protocol); the job in the
+--             key's high half, and inswitch's job frames (seq 0): JOIN and ANNOUNCE
 --   ask       ASK's key-value protocol, UDP port 42405 (change it under Preferences > Protocols
 --             > ASK, or tshark -o ask.udp_port:N, if `ask config set udp-port` changed it)
 -- Every header field is decoded, flags bit by bit, and the values or slots after the header.
@@ -95,6 +96,13 @@ local af = {
     nvalues = ProtoField.uint16("atp_agg.values", "Values", base.DEC),
     value = ProtoField.int32("atp_agg.value", "Value", base.DEC),
     key = ProtoField.uint64("atp_agg.key", "Tensor key", base.HEX),
+    job = ProtoField.uint32("atp_agg.job", "Job (the key's high half)", base.DEC),
+    kind = ProtoField.string("atp_agg.kind", "Frame (seq 0: inswitch's job frames)"),
+    join_nonce = ProtoField.uint32("atp_agg.join.nonce", "JOIN: worker nonce", base.HEX),
+    join_state = ProtoField.uint32("atp_agg.join.state", "JOIN: worker state", base.DEC,
+        { [0] = "waiting for a job", [1] = "runs the job, no ACK yet",
+          [2] = "runs the job, stalled" }),
+    ann_nonce = ProtoField.uint32("atp_agg.announce.nonce", "ANNOUNCE: member nonce", base.HEX),
     len = ProtoField.uint32("atp_agg.len_tensor", "Tensor length (collision ACK: new aggregator)", base.DEC),
 }
 atp.fields = af
@@ -122,13 +130,35 @@ function atp.dissector(buf, pinfo, tree)
     for i = 0, n - 1 do
         v:add(af.value, buf(34 + 4 * i, 4))
     end
+    local flag = buf(25, 1):uint()
+    local seq = buf(28, 2):uint()
+    local job = nil
     if buf:len() >= 294 then
         t:add(af.key, buf(282, 8))
         t:add(af.len, buf(290, 4))
+        job = buf(286, 4):le_uint()
+        t:add_le(af.job, buf(286, 4))
     end
-    local flag = buf(25, 1):uint()
+    -- seq 0 (ATP's data seqs start at 1): inswitch's job frames (docs/atp.md, Job lifetime)
+    local kind = seq ~= 0 and "data" or band(flag, 1) ~= 0 and "ANNOUNCE" or "JOIN"
+    t:add(af.kind, kind)
+    if kind == "JOIN" and n >= 2 then
+        t:add(af.join_nonce, buf(34, 4))
+        t:add(af.join_state, buf(38, 4))
+        pinfo.cols.info = string.format("ATP app %d JOIN worker bitmap 0x%x nonce 0x%08x job %s",
+            buf(26, 2):uint(), buf(20, 4):uint(), buf(34, 4):uint(), tostring(job))
+        return buf:len()
+    elseif kind == "ANNOUNCE" then
+        local w = math.min(n, buf(24, 1):uint())
+        for i = 0, w - 1 do
+            t:add(af.ann_nonce, buf(34 + 4 * i, 4))
+        end
+        pinfo.cols.info = string.format("ATP app %d ANNOUNCE job %s, %d workers",
+            buf(26, 2):uint(), tostring(job), buf(24, 1):uint())
+        return buf:len()
+    end
     pinfo.cols.info = string.format("ATP app %d seq %d agtr %d%s%s%s", buf(26, 2):uint(),
-        buf(28, 2):uint(), buf(30, 2):uint(), band(flag, 1) ~= 0 and " ACK" or "",
+        seq, buf(30, 2):uint(), band(flag, 1) ~= 0 and " ACK" or "",
         band(flag, 4) ~= 0 and " resend" or "", band(flag, 2) ~= 0 and " collision" or "")
     return buf:len()
 end

@@ -16,8 +16,9 @@ number of workers. It runs synchronously in the backward pass (the switch's answ
 of all workers, so there is nothing to overlap with but the other buckets' computation).
 An inswitch error (a timeout naming what the switch knows, a failed verify) raises in
 loss.backward() instead of hanging, so the optimizer step that would use the bucket is not
-taken. Without verify a wrong sum from the switch is not detected: HookState(verify=True)
-checks every bucket end to end.
+taken. HookState(verify=True) checks every bucket end to end; verify=None (the default) keeps
+the communicator's own default (inswitch.ATP checks, inswitch.SyncAgtr does not); without a
+check a wrong sum from the switch is not detected.
 """
 
 import torch
@@ -26,10 +27,11 @@ import torch
 class HookState:
     """What the hook needs: the communicator, and counters of what went through it.
 
-    comm: an inswitch communicator (inswitch.SyncAgtr). verify: check every bucket's result end
-    to end (one more round trip per bucket)."""
+    comm: an inswitch communicator (inswitch.SyncAgtr or inswitch.ATP). verify: check every
+    bucket's result end to end (one more round trip per bucket); None: as the communicator's
+    allreduce does by default."""
 
-    def __init__(self, comm, verify=False):
+    def __init__(self, comm, verify=None):
         self.comm = comm
         self.verify = verify
         self.calls = 0  # buckets aggregated through the switch
@@ -43,7 +45,10 @@ def allreduce_hook(state, bucket):
     """DDP communication hook: the bucket's gradients summed by the switch, then averaged."""
     buf = bucket.buffer()
     work = buf if buf.dtype == torch.float32 else buf.to(torch.float32)
-    state.comm.allreduce(work, verify=state.verify)
+    if state.verify is None:
+        state.comm.allreduce(work)
+    else:
+        state.comm.allreduce(work, verify=state.verify)
     work.div_(state.comm.workers)
     if work is not buf:
         buf.copy_(work)
