@@ -181,7 +181,7 @@ run_sa() {
 	record "syncagtr-$type-$tr${nv:+-$nv}" "$run" "$ISW_TMP"/sa.[0-3].json
 }
 
-atp_job=100 # each job of the run its own number (the PS answers a known one from memory)
+atp_job=100 # --job and --ctl: what tools before the PS named each job needed (they ignore them now)
 run_atp() {
 	local type=$1 tr=$2 run=$3 r pids=() ps job=$((++atp_job))
 	# shellcheck disable=SC2046

@@ -228,24 +228,34 @@ enum isw_claim {
 };
 
 /*
- * Compare-and-claim with a lease, on a pair (lo = holder key, 0 = free; hi = when it was taken,
- * in the caller's clock). A holder whose claim is older than lease (lease != 0) has lapsed: the
- * cell is taken over as if free, and *lapsed says so. A claim keeps its time while its holder
- * owns it: the lease bounds how long one aggregation may hold the cell. One SALU on a 64-bit pair.
+ * Compare-and-claim with a lease and a group epoch, on a pair (lo = holder key, 0 = free; hi = when
+ * it was taken, in the caller's clock). A holder has lapsed, and the cell is taken over as if free
+ * (*lapsed says so), when
+ *  - its claim is older than lease (lease != 0), or
+ *  - it is in key's group (lo and key equal on the bits of group) and its claim is not later than
+ *    since: the group's current epoch began at since, and what the group claimed before belongs
+ *    to an earlier one.
+ * A claim taken now is dated now, or since + 1 if that is later (a claim in the epoch's first
+ * millisecond must not pass for an earlier epoch's). A claim keeps its time while its holder owns
+ * it: the lease bounds how long one aggregation may hold the cell. Times compare as signed
+ * differences (wrapping clock; a claim dated a few ms ahead of now never lapses by the lease).
+ * One SALU on a 64-bit pair.
  */
 static inline enum isw_claim isw_salu_claim_lease(struct isw_pass *p, const struct isw_reg *r,
                                                   uint32_t idx, uint32_t key, uint32_t now,
-                                                  uint32_t lease, bool *lapsed)
+                                                  uint32_t lease, uint32_t group, uint32_t since,
+                                                  bool *lapsed)
 {
 	isw_pass_note(p, r);
 	struct isw_pair *c = isw_pair_cell(r, idx);
-	*lapsed = c->lo != 0 && lease != 0 && now - c->hi > lease;
+	*lapsed = c->lo != 0 && ((lease != 0 && (int32_t)(now - c->hi) > (int32_t)lease) ||
+	                         (((c->lo ^ key) & group) == 0 && (int32_t)(c->hi - since) <= 0));
 	if (c->lo == key && !*lapsed)
 		return ISW_CLAIM_OWN;
 	if (c->lo != 0 && !*lapsed)
 		return ISW_CLAIM_BUSY;
 	c->lo = key;
-	c->hi = now;
+	c->hi = (int32_t)(now - since) > 0 ? now : since + 1;
 	return ISW_CLAIM_FRESH;
 }
 
@@ -256,6 +266,22 @@ static inline bool isw_salu_pair_release(struct isw_pass *p, const struct isw_re
 	isw_pass_note(p, r);
 	struct isw_pair *c = isw_pair_cell(r, idx);
 	if (c->lo != key)
+		return false;
+	c->lo = c->hi = 0;
+	return true;
+}
+
+/*
+ * The same, for a holder of the current epoch only: zeroes both halves if lo holds key and its
+ * claim (hi) is later than since (isw_salu_claim_lease's group epoch); a claim of key made in an
+ * earlier epoch has lapsed and is neither released nor owned. Returns true if it released.
+ */
+static inline bool isw_salu_pair_release_since(struct isw_pass *p, const struct isw_reg *r,
+                                               uint32_t idx, uint32_t key, uint32_t since)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	if (c->lo != key || (int32_t)(c->hi - since) <= 0)
 		return false;
 	c->lo = c->hi = 0;
 	return true;

@@ -97,7 +97,8 @@ uint32_t isw_clock_ms(void);
 /* Worker side of the handshake: called between bursts. */
 void isw_dp_park(struct isw_worker *w);
 
-/* Maps shard slots to workers round-robin; called once the worker count is known. */
+/* Maps shard slots to workers round-robin; called once the worker count is known. Owners never
+ * move while the workers run: ATP's job check relies on it (pipelines/atp/atp.h). */
 void isw_dp_shard_init(void);
 
 /* Publishes the initial port settings (no faults, seed 0); once, before ports start. */

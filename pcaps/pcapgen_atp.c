@@ -518,6 +518,10 @@ static void put_key(uint8_t *p, uint64_t k)
 		p[i] = (uint8_t)(k >> (8 * i));
 }
 
+/* The job of app's frames: the high half of their tensor key, named the app's current job by the
+ * config ('atp app reset APP job J'), as the switch drops the frames of any other job. */
+#define AT_JOB(app) (0x5a000000u | (unsigned)(app))
+
 /* A 308-byte ATP frame as ATP's hosts build it: worker -> PS, or an ACK PS -> workers. */
 static void at_build_atp(struct frame *f, bool ack, unsigned app, unsigned seq, unsigned agtr,
                          uint32_t bitmap, unsigned nw, unsigned flag)
@@ -537,7 +541,7 @@ static void at_build_atp(struct frame *f, bool ack, unsigned app, unsigned seq, 
 	put16(f->b + 42, (uint16_t)seq);
 	put16(f->b + 44, (uint16_t)agtr);
 	put16(f->b + 46, (uint16_t)(agtr + ATP_AGTR_MAX));
-	put_key(f->b + ATP_OFF_KEY, 0x5a00000000000000ull | (uint64_t)app << 32 | 0x1234);
+	put_key(f->b + ATP_OFF_KEY, (uint64_t)AT_JOB(app) << 32 | 0x1234);
 	put32(f->b + ATP_OFF_LEN, AT_TENSOR);
 	f->len = ATP_FRAME_LEN;
 }
@@ -654,7 +658,8 @@ static int at_write_config(const char *dir)
 				snprintf(name, sizeof(name), "ps%u", i);
 			n += (size_t)snprintf(text + n, sizeof(text) - n, " %s %d", name, c->ps[i]);
 		}
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "\n");
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "\natp app reset %u job %u\n",
+		                      c->id, AT_JOB(c->id));
 	}
 	for (h = 1; h < AT_NHOSTS; h++) {
 		uint8_t m[6];
@@ -736,7 +741,8 @@ int cmd_atp_ports(int argc, char **argv)
  */
 static int ab_config(FILE *fp, const struct opts *o)
 {
-	fprintf(fp, "atp app add %u workers %lu ports 0 ps 0\n", AB_APP, o->workers);
+	fprintf(fp, "atp app add %u workers %lu ports 0 ps 0\natp app reset %u job %u\n", AB_APP,
+	        o->workers, AB_APP, AT_JOB(AB_APP));
 	return ferror(fp) ? -EIO : 0;
 }
 

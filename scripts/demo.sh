@@ -122,11 +122,10 @@ atp_app() {
 		return 1
 	}
 	for i in 1 2; do
-		# --ctl: the job's start on the switch (worker 0 frees what the app holds and names
-		# the job, the other waits for the name); --job: this run's own job number.
+		# The PS names the job (on the switch too) once both workers have JOINed; each
+		# worker checks its result end to end (and against the seeds' sum: --check).
 		isw_ns "$i" "$build/hosts/atp/atp-worker" --id $((i - 1)) --workers 2 --app "$app" \
 			--dev eth0 "${atp_opts[@]}" --count 4Mi --check --json --quiet \
-			--ctl "$ISW_CTL_SOCK" --job "$app" \
 			>"$ISW_TMP/atp$app.$i.json" 2>"$ISW_TMP/atp$app.$i.err" &
 		pids+=($!)
 	done

@@ -3,7 +3,8 @@
 -- Wireshark / tshark dissectors for the three protocols inswitch aggregates (docs/wireshark.md):
 --   switchml  SwitchML's UDP protocol (SyncAgtr), UDP ports 48864..48879 (0xBEE0..0xBEEF)
 --   atp_agg   ATP's raw frames, EtherType 0x0700: IPv4 template, ATP header, 62 values, key
---             (Wireshark's own "atp" is the AppleTalk Transaction Protocol)
+--             (Wireshark's own "atp" is the AppleTalk Transaction Protocol); the job in the
+--             key's high half, and inswitch's job frames (seq 0): JOIN and ANNOUNCE
 --   ask       ASK's key-value protocol, UDP port 42405 (change it under Preferences > Protocols
 --             > ASK, or tshark -o ask.udp_port:N, if `ask config set udp-port` changed it)
 -- Every header field is decoded, flags bit by bit, and the values or slots after the header.
@@ -95,6 +96,13 @@ local af = {
     nvalues = ProtoField.uint16("atp_agg.values", "Values", base.DEC),
     value = ProtoField.int32("atp_agg.value", "Value", base.DEC),
     key = ProtoField.uint64("atp_agg.key", "Tensor key", base.HEX),
+    job = ProtoField.uint32("atp_agg.job", "Job (the key's high half)", base.DEC),
+    kind = ProtoField.string("atp_agg.kind", "Frame (seq 0: inswitch's job frames)"),
+    join_nonce = ProtoField.uint32("atp_agg.join.nonce", "JOIN: worker nonce", base.HEX),
+    join_state = ProtoField.uint32("atp_agg.join.state", "JOIN: worker state", base.DEC,
+        { [0] = "waiting for a job", [1] = "runs the job, no ACK yet",
+          [2] = "runs the job, stalled" }),
+    ann_nonce = ProtoField.uint32("atp_agg.announce.nonce", "ANNOUNCE: member nonce", base.HEX),
     len = ProtoField.uint32("atp_agg.len_tensor", "Tensor length (collision ACK: new aggregator)", base.DEC),
 }
 atp.fields = af
@@ -122,13 +130,35 @@ function atp.dissector(buf, pinfo, tree)
     for i = 0, n - 1 do
         v:add(af.value, buf(34 + 4 * i, 4))
     end
+    local flag = buf(25, 1):uint()
+    local seq = buf(28, 2):uint()
+    local job = nil
     if buf:len() >= 294 then
         t:add(af.key, buf(282, 8))
         t:add(af.len, buf(290, 4))
+        job = buf(286, 4):le_uint()
+        t:add_le(af.job, buf(286, 4))
     end
-    local flag = buf(25, 1):uint()
+    -- seq 0 (ATP's data seqs start at 1): inswitch's job frames (docs/atp.md, Job lifetime)
+    local kind = seq ~= 0 and "data" or band(flag, 1) ~= 0 and "ANNOUNCE" or "JOIN"
+    t:add(af.kind, kind)
+    if kind == "JOIN" and n >= 2 then
+        t:add(af.join_nonce, buf(34, 4))
+        t:add(af.join_state, buf(38, 4))
+        pinfo.cols.info = string.format("ATP app %d JOIN worker bitmap 0x%x nonce 0x%08x job %s",
+            buf(26, 2):uint(), buf(20, 4):uint(), buf(34, 4):uint(), tostring(job))
+        return buf:len()
+    elseif kind == "ANNOUNCE" then
+        local w = math.min(n, buf(24, 1):uint())
+        for i = 0, w - 1 do
+            t:add(af.ann_nonce, buf(34 + 4 * i, 4))
+        end
+        pinfo.cols.info = string.format("ATP app %d ANNOUNCE job %s, %d workers",
+            buf(26, 2):uint(), tostring(job), buf(24, 1):uint())
+        return buf:len()
+    end
     pinfo.cols.info = string.format("ATP app %d seq %d agtr %d%s%s%s", buf(26, 2):uint(),
-        buf(28, 2):uint(), buf(30, 2):uint(), band(flag, 1) ~= 0 and " ACK" or "",
+        seq, buf(30, 2):uint(), band(flag, 1) ~= 0 and " ACK" or "",
         band(flag, 4) ~= 0 and " resend" or "", band(flag, 2) ~= 0 and " collision" or "")
     return buf:len()
 end
@@ -140,7 +170,15 @@ DissectorTable.get("ethertype"):add(0x0700, atp)
 ---------------------------------------------------------------------------------------------
 local ask = Proto("ask", "ASK key-value aggregation (inswitch)")
 local ASK_TYPES = { [1] = "DATA", [2] = "DATA_ACK", [3] = "SWAP", [4] = "SWAP_DONE",
-                    [5] = "FETCH", [6] = "FETCH_REPLY" }
+                    [5] = "FETCH", [6] = "FETCH_REPLY", [7] = "BEGIN", [8] = "BEGIN_DONE",
+                    [9] = "HELLO", [10] = "HELLO_ACK", [11] = "CLOSE", [12] = "CLOSE_ACK",
+                    [13] = "ABORT" }
+local ASK_BEGIN_ERRORS = { [0] = "none", [1] = "incarnation", [2] = "shape" }
+local ASK_HELLO_ANSWERS = { [0] = "ok", [1] = "another shape", [2] = "channel beyond the task",
+                            [3] = "channel taken" }
+local ASK_ABORT_REASONS = { [1] = "failed", [2] = "the switch lost the state",
+                            [3] = "the end-to-end check failed" }
+local ASK_OPS = { [0] = "add", [1] = "max", [2] = "min" }
 local kf = {
     type = ProtoField.uint8("ask.type", "Type", base.DEC, ASK_TYPES),
     flags = ProtoField.uint8("ask.flags", "Flags", base.HEX),
@@ -169,6 +207,31 @@ local kf = {
     value = ProtoField.uint32("ask.value", "Value", base.DEC),
     record = ProtoField.bytes("ask.record", "Record"),
     opaque = ProtoField.bytes("ask.opaque", "Opaque records (LONG)"),
+    -- jobs (docs/ask.md, Job lifetime)
+    expect = ProtoField.uint16("ask.expect", "Incarnation expected", base.DEC),
+    nchannels = ProtoField.uint16("ask.channels", "Channels", base.DEC),
+    answer = ProtoField.uint16("ask.answer", "Answer", base.DEC, ASK_HELLO_ANSWERS),
+    reason = ProtoField.uint16("ask.reason", "Reason", base.DEC, ASK_ABORT_REASONS),
+    job = ProtoField.bytes("ask.job", "Job record"),
+    job_reg = ProtoField.uint32("ask.job.registration", "Registration", base.HEX),
+    job_error = ProtoField.uint8("ask.job.error", "Error", base.DEC, ASK_BEGIN_ERRORS),
+    job_flags = ProtoField.uint8("ask.job.flags", "Flags (0x01 started)", base.HEX),
+    job_op = ProtoField.uint8("ask.job.op", "Operator", base.DEC, ASK_OPS),
+    job_channels = ProtoField.uint16("ask.job.channels", "Channels", base.DEC),
+    window = ProtoField.uint32("ask.window", "Window", base.DEC),
+    job_aa = ProtoField.uint32("ask.job.aa_size", "AA size", base.DEC),
+    tuples = ProtoField.uint64("ask.tuples", "Tuples", base.DEC),
+    absorbed = ProtoField.uint64("ask.job.absorbed", "Absorbed", base.DEC),
+    held = ProtoField.int64("ask.job.held", "Entries held", base.DEC),
+    jobs = ProtoField.uint32("ask.job.jobs", "Jobs started", base.DEC),
+    long_tuples = ProtoField.uint64("ask.close.long", "Tuples in LONG records", base.DEC),
+    packets = ProtoField.uint32("ask.close.packets", "Packets", base.DEC),
+    sum = ProtoField.uint32("ask.close.sum", "Sum of values", base.DEC),
+    ck1 = ProtoField.uint32("ask.close.ck1", "Weighted sum 1", base.HEX),
+    ck2 = ProtoField.uint32("ask.close.ck2", "Weighted sum 2", base.HEX),
+    vmax = ProtoField.int32("ask.close.max", "Largest value", base.DEC),
+    vmin = ProtoField.int32("ask.close.min", "Smallest value", base.DEC),
+    text = ProtoField.string("ask.text", "Text"),
 }
 ask.fields = kf
 ask.prefs.udp_port = Pref.uint("UDP port", 42405, "The ASK UDP port (ask config set udp-port)")
@@ -196,7 +259,7 @@ function ask.dissector(buf, pinfo, tree)
     t:add(kf.nslots, buf(6, 1))
     t:add(kf.key_bytes, buf(7, 1))
     t:add(kf.seq, buf(8, 4))
-    if ty == 1 or ty == 2 then
+    if ty == 1 or ty == 2 or ty >= 7 then
         t:add(kf.bitmap, buf(12, 4))
     else
         local s = t:add(kf.sel, buf(12, 4))
@@ -207,9 +270,14 @@ function ask.dissector(buf, pinfo, tree)
     local c = t:add(kf.count, buf(20, 4))
     if ty == 6 then
         c:add(kf.records, buf(20, 4))
+    elseif ty == 9 then
+        c:add(kf.nchannels, buf(22, 2))
     else
         c:add(kf.incarnation, buf(20, 2))
         if ty == 5 then c:add(kf.max_records, buf(22, 2)) end
+        if ty == 7 then c:add(kf.expect, buf(22, 2)) end
+        if ty == 10 then c:add(kf.answer, buf(22, 2)) end
+        if ty == 13 then c:add(kf.reason, buf(22, 2)) end
     end
     local pay = buf:len() - 24
     local bitmap = buf(12, 4):uint()
@@ -223,6 +291,32 @@ function ask.dissector(buf, pinfo, tree)
             s:add(kf.slot_index, j)
             s:add(kf.slot_valid, band(rshift(bitmap, j), 1) == 1)
         end
+    elseif (ty == 7 or ty == 8) and pay >= 48 then
+        local j = t:add(kf.job, buf(24, 48))
+        j:add(kf.job_reg, buf(24, 4))
+        j:add(kf.job_error, buf(28, 1))
+        j:add(kf.job_flags, buf(29, 1))
+        j:add(kf.job_op, buf(30, 1))
+        j:add(kf.job_channels, buf(32, 2))
+        j:add(kf.window, buf(36, 4))
+        j:add(kf.job_aa, buf(40, 4))
+        j:add(kf.tuples, buf(44, 8))
+        j:add(kf.absorbed, buf(52, 8))
+        j:add(kf.held, buf(60, 8))
+        j:add(kf.jobs, buf(68, 4))
+    elseif ty == 9 and pay >= 4 then
+        t:add(kf.window, buf(24, 4))
+    elseif ty == 11 and pay >= 40 then
+        t:add(kf.tuples, buf(24, 8))
+        t:add(kf.long_tuples, buf(32, 8))
+        t:add(kf.packets, buf(40, 4))
+        t:add(kf.sum, buf(44, 4))
+        t:add(kf.ck1, buf(48, 4))
+        t:add(kf.ck2, buf(52, 4))
+        t:add(kf.vmax, buf(56, 4))
+        t:add(kf.vmin, buf(60, 4))
+    elseif ty == 13 and pay > 0 then
+        t:add(kf.text, buf(24, pay))
     elseif ty == 6 and (kb == 4 or kb == 8 or kb == 16) then
         local n = buf(20, 4):uint()
         for i = 0, n - 1 do

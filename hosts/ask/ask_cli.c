@@ -57,8 +57,16 @@ int ask_cli_option(struct ask_cli *c, int opt, const char *arg, const struct opt
 	case ASK_CLI_TASK:
 		bad = host_parse_uint(arg, 0, UINT16_MAX, &c->task);
 		break;
+	case ASK_CLI_JOB: {
+		uint64_t v;
+		bad = host_parse_count(arg, UINT32_MAX, &v);
+		if (bad == 0 && v == 0)
+			bad = -EINVAL;
+		c->job = (uint32_t)v;
+		break;
+	}
 	case ASK_CLI_INCARNATION:
-		bad = host_parse_uint(arg, 0, UINT16_MAX, &c->incarnation);
+		bad = host_parse_uint(arg, 1, UINT16_MAX, &c->incarnation);
 		break;
 	case ASK_CLI_CHANNEL:
 		bad = host_parse_uint(arg, 0, UINT16_MAX, &c->channel);

@@ -18,7 +18,9 @@
 #define ASK_DEF_AA_SIZE   4096u
 
 struct ask_cli {
-	unsigned task, incarnation, channel, channels, window, slots, key_bytes;
+	unsigned task, channel, channels, window, slots, key_bytes;
+	unsigned incarnation; /* ask-receiver --incarnation: its first choice (0: a random one) */
+	uint32_t job;         /* --job: the run's token (0: none) */
 	enum ask_op op;
 	enum ask_kfmt kfmt;
 	int json;
@@ -45,6 +47,7 @@ enum {
 	ASK_CLI_INCARNATION,
 	ASK_CLI_TRANSPORT,
 	ASK_CLI_BUSY_POLL,
+	ASK_CLI_JOB,
 };
 
 /* The shared entries of a tool's struct option table, by what they are about: every tool's
@@ -65,7 +68,7 @@ enum {
 	{"key-format", required_argument, NULL, ASK_CLI_KEY_FORMAT}
 #define ASK_CLI_LONGOPTS_NET \
 	{"task", required_argument, NULL, ASK_CLI_TASK}, \
-	{"incarnation", required_argument, NULL, ASK_CLI_INCARNATION}, \
+	{"job", required_argument, NULL, ASK_CLI_JOB}, \
 	{"channels", required_argument, NULL, ASK_CLI_CHANNELS}, \
 	{"window", required_argument, NULL, ASK_CLI_WINDOW}, \
 	{"slots", required_argument, NULL, ASK_CLI_SLOTS}, \
@@ -74,11 +77,12 @@ enum {
 /* clang-format on */
 
 /* Help lines of the shared options. */
-#define ASK_CLI_HELP_TASK                                                                     \
-	"  --task ID            task id (default 1)\n"                                        \
-	"  --incarnation I      the task's incarnation on the switch, 0..65535 (default 0)\n" \
-	"  --window W           packets in flight per channel, a power of two (default 64)\n" \
-	"  --slots S            slots per packet, 1..32 (default 16)\n"                       \
+#define ASK_CLI_HELP_TASK                                                                        \
+	"  --task ID            task id (default 1)\n"                                           \
+	"  --job TOKEN          the run's token, 1..4294967295: the receiver takes senders of\n" \
+	"                       its token only (default none: any sender of the task)\n"         \
+	"  --window W           packets in flight per channel, a power of two (default 64)\n"    \
+	"  --slots S            slots per packet, 1..32 (default 16)\n"                          \
 	"  --key-bytes KB       key width of a slot: 4, 8 or 16 (default 8)\n"
 #define ASK_CLI_HELP_INPUT                                                                       \
 	"  --words FILE         every whitespace-separated word of FILE -> (word, 1)\n"          \

@@ -6,10 +6,23 @@
 
 #include "ask_host.h"
 
-/* The requests the switch handles carry the task's incarnation in count's high half. */
-static bool is_request(uint8_t type)
+bool ask_msg_has_incarnation(uint8_t type)
 {
-	return type == ASK_DATA || type == ASK_SWAP || type == ASK_FETCH;
+	switch (type) {
+	case ASK_DATA:
+	case ASK_DATA_ACK:
+	case ASK_SWAP:
+	case ASK_FETCH:
+	case ASK_BEGIN:
+	case ASK_BEGIN_DONE:
+	case ASK_HELLO_ACK:
+	case ASK_CLOSE:
+	case ASK_CLOSE_ACK:
+	case ASK_ABORT:
+		return true;
+	default:
+		return false;
+	}
 }
 
 void ask_msg_put(uint8_t *p, const struct ask_msg *m)
@@ -25,7 +38,7 @@ void ask_msg_put(uint8_t *p, const struct ask_msg *m)
 	ask_put32(h->seq, m->seq);
 	ask_put32(h->bitmap, m->bitmap);
 	ask_put32(h->start, m->start);
-	ask_put32(h->count, is_request(m->type)
+	ask_put32(h->count, ask_msg_has_incarnation(m->type)
 	                            ? (uint32_t)m->incarnation << 16 | (m->count & 0xFFFFu)
 	                            : m->count);
 }
@@ -47,7 +60,7 @@ int ask_msg_get(const uint8_t *p, size_t len, struct ask_msg *m)
 	m->start = ask_be32(h->start);
 	m->count = ask_be32(h->count);
 	m->incarnation = 0;
-	if (is_request(m->type)) {
+	if (ask_msg_has_incarnation(m->type)) {
 		m->incarnation = (uint16_t)(m->count >> 16);
 		m->count &= 0xFFFFu;
 	}
@@ -148,6 +161,7 @@ size_t ask_ack_build(uint8_t *p, const struct ask_msg *d)
 	        .nslots = d->nslots,
 	        .key_bytes = d->key_bytes,
 	        .seq = d->seq,
+	        .incarnation = d->incarnation,
 	};
 
 	ask_msg_put(p, &a);

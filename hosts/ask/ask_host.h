@@ -42,8 +42,13 @@ struct ask_msg {
 	uint16_t task, channel;
 	uint8_t nslots, key_bytes;
 	uint32_t seq, bitmap, start, count;
-	uint16_t incarnation; /* DATA, SWAP, FETCH: the task's (count's high half on the wire) */
+	/* The job's incarnation: count's high half on the wire in DATA, SWAP, FETCH, BEGIN (N) and
+	 * BEGIN_DONE, DATA_ACK, HELLO_ACK, CLOSE, CLOSE_ACK and ABORT (ask_msg_has_incarnation) */
+	uint16_t incarnation;
 };
+
+/* Whether messages of this type carry the incarnation in count's high half. */
+bool ask_msg_has_incarnation(uint8_t type);
 
 /* Writes the 24-byte header m at p. */
 void ask_msg_put(uint8_t *p, const struct ask_msg *m);
@@ -161,6 +166,10 @@ int ask_table_merge(struct ask_table *t, const uint8_t *key, unsigned len, uint3
 bool ask_table_get(const struct ask_table *t, const uint8_t *key, unsigned len, uint32_t *value);
 /* Number of keys. */
 size_t ask_table_size(const struct ask_table *t);
+/* Calls fn(key, len, value, arg) once for every key, in no particular order. */
+void ask_table_foreach(const struct ask_table *t,
+                       void (*fn)(const uint8_t *key, unsigned len, uint32_t value, void *arg),
+                       void *arg);
 /*
  * Writes one line a key, "key<TAB>value\n", value as a signed 32-bit decimal, sorted by the
  * key bytes (a key before any longer key it begins). key_bytes is the task's key width: in
@@ -250,6 +259,8 @@ int ask_sender_pump(struct ask_sender *s, uint64_t now, struct ask_tx *tx, unsig
 void ask_sender_ack(struct ask_sender *s, const uint8_t *p, size_t len, uint64_t now);
 /* Every channel sent its LAST packet and every packet is acknowledged. */
 bool ask_sender_done(const struct ask_sender *s);
+/* What channel channel0 + k carried so far (packets: the seqs it used). */
+const struct ask_totals *ask_sender_totals(const struct ask_sender *s, unsigned k);
 /* The time ask_sender_pump() next has a retransmission to look at (UINT64_MAX: none). */
 uint64_t ask_sender_wake(const struct ask_sender *s);
 const struct ask_send_stats *ask_sender_stats(const struct ask_sender *s);
@@ -305,6 +316,10 @@ int ask_receiver_input(struct ask_receiver *r, const uint8_t *p, size_t len, uin
 int ask_receiver_ctl(struct ask_receiver *r, uint64_t now, struct ask_tx *tx);
 /* Every channel delivered LAST and every seq before it. */
 bool ask_receiver_complete(const struct ask_receiver *r);
+/* Channel ch delivered LAST and every seq before it: true and its seqs (LAST + 1) in *packets. */
+bool ask_receiver_channel_done(const struct ask_receiver *r, unsigned ch, uint32_t *packets);
+/* The LONG records channel ch delivered. */
+uint64_t ask_receiver_channel_long(const struct ask_receiver *r, unsigned ch);
 /* Complete and, with a switch, both copies of every AA drained into the table. */
 bool ask_receiver_done(const struct ask_receiver *r);
 /* When ask_receiver_ctl() next has a retry to send (UINT64_MAX: none pending). */
@@ -312,6 +327,163 @@ uint64_t ask_receiver_wake(const struct ask_receiver *r);
 const struct ask_recv_stats *ask_receiver_stats(const struct ask_receiver *r);
 struct ask_table *ask_receiver_table(struct ask_receiver *r);
 const char *ask_receiver_error(const struct ask_receiver *r);
+
+/* ---- jobs: the incarnation, the senders' totals, the end-to-end check ------------------- */
+
+/*
+ * What a sender sent on one channel (CLOSE carries it), or what a receiver's table adds up to:
+ * order-independent, so the merged table can be checked against the senders' sums.
+ */
+struct ask_totals {
+	uint64_t tuples;        /* every tuple, slots and LONG records */
+	uint64_t long_tuples;   /* of them, in LONG records (they bypass the switch) */
+	uint32_t packets;       /* seqs of the channel: its LAST + 1 */
+	uint32_t sum, ck1, ck2; /* the values, and the values weighted by two hashes of the key
+	                         * (mod 2^32): what add, wrapping at 32 bits, preserves */
+	int32_t vmax, vmin;     /* the largest and smallest value, signed (max and min keep them) */
+};
+
+void ask_totals_init(struct ask_totals *t);
+/* One tuple of a canonical key (ask_key_canon) of len bytes. */
+void ask_totals_tuple(struct ask_totals *t, const uint8_t *key, unsigned len, uint32_t value,
+                      bool is_long);
+/* into += t (packets too). */
+void ask_totals_add(struct ask_totals *into, const struct ask_totals *t);
+/* The totals of a table: one tuple per key (tuples = keys). */
+void ask_table_totals(const struct ask_table *tab, struct ask_totals *t);
+
+#define ASK_CLOSE_LEN (ASK_HDR_LEN + 40u) /* CLOSE: header and the channel's ask_totals */
+#define ASK_TEXT_MAX  256u                /* ABORT's text, NUL included */
+
+/* HELLO_ACK's answer (count's low half) */
+enum ask_hello_error {
+	ASK_HELLO_OK = 0,
+	ASK_HELLO_SHAPE = 1,    /* the sender's window, slots or key width is not the task's */
+	ASK_HELLO_CHANNELS = 2, /* a channel beyond the task's */
+	ASK_HELLO_TAKEN = 3,    /* a channel another sender of this job has */
+	ASK_HELLO_JOB = 4,      /* the sender belongs to another run (its job token) */
+};
+
+#define ASK_HELLO_LEN (ASK_HDR_LEN + 8u) /* HELLO: header, the sender's window, its job token */
+
+/* ABORT's reason (count's low half); the text says more */
+enum ask_abort_reason {
+	ASK_ABORT_FAILED = 1,     /* the job failed (the text says how) */
+	ASK_ABORT_STATE_LOST = 2, /* the switch lost the task's state: restarted, or the task was
+	                           * registered again, or another job took it over */
+	ASK_ABORT_CHECK = 3,      /* the end-to-end check failed */
+};
+
+/* ABORT of job (task, incarnation) with reason and text (cut to fit). Returns the length. */
+size_t ask_abort_build(uint8_t *p, uint16_t task, uint16_t incarnation, uint16_t reason,
+                       const char *text);
+/* An ABORT: 0, *reason and the text (NUL-terminated, ASK_TEXT_MAX bytes), or -EINVAL. */
+int ask_abort_parse(const uint8_t *p, size_t len, struct ask_msg *m, uint16_t *reason, char *text);
+
+/* The switch's counts of the current incarnation (BEGIN_DONE, struct ask_job_info). */
+struct ask_switch_counts {
+	uint64_t tuples, absorbed;
+	int64_t held;
+};
+
+/*
+ * The end-to-end check of a job (docs/ask.md, Job lifetime): want = every channel's CLOSE summed,
+ * table and st the receiver's, sw the switch's counts at the end (NULL: no switch). True if every
+ * check holds; else false and why (a sentence).
+ */
+bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct ask_table *table,
+                   const struct ask_recv_stats *st, const struct ask_switch_counts *sw, char *why,
+                   size_t len);
+
+/*
+ * The receiver's side of a job: with a switch, BEGIN a new incarnation of the task (asking the
+ * switch for the current one first, so the new one differs), check the task's shape, and probe
+ * it every probe_ns: a probe that finds another incarnation or registration means the switch
+ * lost the job's state; none answered for silence_ns (and 8 probes at least) means the switch
+ * is gone. A BEGIN is retried for as long as the caller waits (its own timeout). Answer HELLO
+ * (the incarnation, once begun; each channel to one sender) and CLOSE (the channel's totals,
+ * checked against the channel as received), and at the end ask the switch for its final
+ * counts.
+ */
+struct ask_rjob_cfg {
+	uint16_t task;
+	uint16_t incarnation; /* the one to start (nonzero); another if the switch has it */
+	unsigned nchan, window, nslots, key_bytes;
+	uint32_t aa_size;
+	enum ask_op op;
+	bool with_switch; /* false: no switch (--switch none), begun at once */
+	uint32_t job;     /* the run's token: HELLO with another is refused (0: any) */
+	uint64_t rto_ns;  /* BEGIN and probe retry timeout (doubled per retry, ask_backoff) */
+	uint64_t probe_ns, silence_ns;
+	uint32_t seq; /* BEGIN's control seq; the receiver's SWAPs and FETCHes follow it */
+};
+
+/* What ask_rjob_input() made of a payload. */
+enum ask_jrx {
+	ASK_JRX_OTHER, /* not a job message: the caller's to handle */
+	ASK_JRX_TAKEN, /* a job message taken (or a stale one ignored) */
+	ASK_JRX_REPLY, /* taken, and a reply to send back to its source is in out */
+};
+
+struct ask_rjob;
+
+struct ask_rjob *ask_rjob_new(const struct ask_rjob_cfg *cfg);
+void ask_rjob_free(struct ask_rjob *j);
+/* The BEGIN or probe to send to the switch now: 1 and *tx, 0, or -errno: -ETIMEDOUT (no answer),
+ * -ESTALE (the switch lost the job's state), -EPROTO (refused, or another shape). */
+int ask_rjob_ctl(struct ask_rjob *j, uint64_t now, struct ask_tx *tx);
+/*
+ * Takes a payload: BEGIN_DONE (from the switch), HELLO, CLOSE or ABORT (from a sender; *chan is
+ * then the first channel it is about, to record its source). r (NULL before the receiver
+ * exists) checks a CLOSE against its channel. Returns an enum ask_jrx, with a reply in out
+ * (ASK_MSG_MAX bytes) and *outlen; or -errno: -ECANCELED (a sender aborted), -ESTALE, -EPROTO.
+ */
+int ask_rjob_input(struct ask_rjob *j, const struct ask_receiver *r, const uint8_t *p, size_t len,
+                   uint64_t now, uint8_t *out, size_t *outlen, unsigned *chan);
+bool ask_rjob_begun(const struct ask_rjob *j);
+uint16_t ask_rjob_incarnation(const struct ask_rjob *j);
+/* Every channel's CLOSE is in. */
+bool ask_rjob_closed(const struct ask_rjob *j);
+/* Asks the switch for its final counts (a probe now); ask_rjob_finished() once they are in. */
+void ask_rjob_finish(struct ask_rjob *j, uint64_t now);
+bool ask_rjob_finished(const struct ask_rjob *j);
+/* The end-to-end check, once finished (ask_job_check with the channels' totals). */
+bool ask_rjob_check(const struct ask_rjob *j, const struct ask_receiver *r, char *why, size_t len);
+/* The switch's counts at the end (NULL without a switch) and the senders' totals summed. */
+const struct ask_switch_counts *ask_rjob_switch_counts(const struct ask_rjob *j);
+const struct ask_totals *ask_rjob_totals(const struct ask_rjob *j);
+const char *ask_rjob_error(const struct ask_rjob *j);
+
+/*
+ * The sender's side of a job: HELLO the receiver with its channels until it answers with the
+ * job's incarnation; after the stream, CLOSE each channel with its totals until acknowledged.
+ */
+struct ask_sjob_cfg {
+	uint16_t task, channel0;
+	unsigned nchan, window, nslots, key_bytes;
+	uint32_t nonce;      /* this sender's, nonzero: the receiver gives each channel to one */
+	uint32_t job;        /* the run's token, as the receiver's (0: none) */
+	uint64_t rto_ns;     /* HELLO and CLOSE retry timeout */
+	uint64_t timeout_ns; /* no answer to HELLO for this long: the receiver is not there */
+	unsigned retries;    /* CLOSE resends before giving up */
+};
+
+struct ask_sjob;
+
+struct ask_sjob *ask_sjob_new(const struct ask_sjob_cfg *cfg);
+void ask_sjob_free(struct ask_sjob *j);
+/* The HELLO or CLOSEs due now, up to max: the count, or -errno (-ETIMEDOUT: no answer); the
+ * first pump starts the clock. */
+int ask_sjob_pump(struct ask_sjob *j, uint64_t now, struct ask_tx *tx, unsigned max);
+/* Takes HELLO_ACK, CLOSE_ACK or ABORT: 1 taken, 0 not a job message (a DATA_ACK, say),
+ * -ECANCELED (the receiver aborted the job), -EPROTO (HELLO refused); error says. */
+int ask_sjob_input(struct ask_sjob *j, const uint8_t *p, size_t len);
+bool ask_sjob_ready(const struct ask_sjob *j);
+uint16_t ask_sjob_incarnation(const struct ask_sjob *j);
+/* Starts the CLOSEs: tot[k] is channel channel0 + k's. */
+void ask_sjob_close(struct ask_sjob *j, const struct ask_totals *tot, uint64_t now);
+bool ask_sjob_done(const struct ask_sjob *j);
+const char *ask_sjob_error(const struct ask_sjob *j);
 
 /* Retransmission timeout after `tries` resends: rto doubled each time, at most 8 rto. */
 static inline uint64_t ask_backoff(uint64_t rto, unsigned tries)

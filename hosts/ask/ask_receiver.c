@@ -27,6 +27,8 @@ enum {
 	OPT_RTO,
 	OPT_RETRIES,
 	OPT_LINGER,
+	OPT_PROBE,
+	OPT_SILENCE,
 	OPT_HELP,
 };
 
@@ -43,6 +45,9 @@ static const struct option longopts[] = {
         {"rto-ms", required_argument, NULL, OPT_RTO},
         {"retries", required_argument, NULL, OPT_RETRIES},
         {"linger-ms", required_argument, NULL, OPT_LINGER},
+        {"incarnation", required_argument, NULL, ASK_CLI_INCARNATION},
+        {"probe-ms", required_argument, NULL, OPT_PROBE},
+        {"switch-timeout-s", required_argument, NULL, OPT_SILENCE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
 };
@@ -50,8 +55,10 @@ static const struct option longopts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: ask-receiver --switch IP[:PORT]|none [options]\n"
-	      "The receiver of one ASK task (docs/ask.md); the shape must match the switch's\n"
-	      "`ask task add`.\n"
+	      "The receiver of one ASK job (docs/ask.md); the shape must match the switch's\n"
+	      "`ask task add`. It starts a new incarnation of the task on the switch (BEGIN),\n"
+	      "gives it to the senders, and checks the result against their totals: exit 0\n"
+	      "only when the check holds.\n"
 	      "  --listen PORT        UDP port of DATA (default 42405)\n"
 	      "  --switch IP[:PORT]   the switch's ASK address for SWAP and FETCH (port default\n"
 	      "                       42405); none: no switch, no swaps, no final fetch\n"
@@ -69,13 +76,18 @@ static void usage(FILE *f)
 	      "  --retries N          retries of one SWAP / FETCH (default 50)\n"
 	      "  --linger-ms MS       after the end, ACK late retransmissions until MS ms pass\n"
 	      "                       without one (default 1000)\n"
+	      "  --incarnation I      the incarnation to start, 1..65535 (default a random one;\n"
+	      "                       another if the switch has it already)\n"
+	      "  --probe-ms MS        ask the switch every MS ms whether it still has the job\n"
+	      "                       (default 100)\n"
+	      "  --switch-timeout-s S fail when the switch has not answered for S s (default 5)\n"
 	      "  --json               one JSON line when done\n" ASK_CLI_HELP_HELP,
 	      f);
 }
 
 struct opts {
 	struct ask_cli cli;
-	unsigned listen, aa_size, timeout_s, rto_ms, retries, linger_ms;
+	unsigned listen, aa_size, timeout_s, rto_ms, retries, linger_ms, probe_ms, silence_s;
 	uint64_t threshold;
 	struct sockaddr_in sw;
 	bool have_sw, use_sw;
@@ -108,6 +120,10 @@ static int parse_own(struct opts *o, int c, const char *arg)
 		return host_parse_uint(arg, 0, 1000, &o->retries);
 	case OPT_LINGER:
 		return host_parse_uint(arg, 0, 600000, &o->linger_ms);
+	case OPT_PROBE:
+		return host_parse_uint(arg, 1, 60000, &o->probe_ms);
+	case OPT_SILENCE:
+		return host_parse_uint(arg, 1, 3600, &o->silence_s);
 	case OPT_HELP:
 		usage(stdout);
 		exit(0);
@@ -128,6 +144,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->rto_ms = 20;
 	o->retries = 50;
 	o->linger_ms = 1000;
+	o->probe_ms = 100;
+	o->silence_s = 5;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		rc = ask_cli_option(&o->cli, c, optarg, longopts);
 		if (rc < 0)
@@ -146,39 +164,99 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+#define MAX_SENDERS 256 /* distinct sender addresses an ABORT goes to */
+
 struct rx {
 	const struct opts *o;
-	struct ask_receiver *r;
+	struct ask_rjob *j;
+	struct ask_receiver *r; /* once the job has begun */
+	struct ask_recv_cfg cfg;
 	struct ask_udp *u;
 	uint64_t t0, first_data, last_progress, last_data, done_ns;
-	uint64_t strays; /* SWAP_DONE / FETCH_REPLY from anywhere but the switch, ignored */
+	uint64_t strays; /* switch replies from anywhere but the switch, ignored */
+	struct sockaddr_in senders[MAX_SENDERS];
+	unsigned nsenders;
+	int verified; /* -1: not checked, 0: the check failed, 1: it held */
+	bool reported;
+	char why[512];
 };
 
-/* One batch in: ACKs out to each DATA's source; the switch's replies only from the switch.
- * 0, or -1 after a message. */
+static void sender_seen(struct rx *x, const struct sockaddr_in *a)
+{
+	for (unsigned i = 0; i < x->nsenders; i++)
+		if (ask_addr_eq(&x->senders[i], a))
+			return;
+	if (x->nsenders < MAX_SENDERS)
+		x->senders[x->nsenders++] = *a;
+}
+
+/* What only the switch sends. */
+static bool from_switch_only(uint8_t type)
+{
+	return type == ASK_SWAP_DONE || type == ASK_FETCH_REPLY || type == ASK_BEGIN_DONE;
+}
+
+/* The job failed: why, and an ABORT to every sender that said HELLO (three times: they are
+ * not answered). Returns -1. */
+static int fail(struct rx *x, uint16_t reason, const char *why)
+{
+	uint8_t pkt[ASK_MSG_MAX];
+	struct ask_tx tx;
+
+	snprintf(x->why, sizeof(x->why), "%s", why);
+	fprintf(stderr, "ask-receiver: %s\n", why);
+	tx.buf = pkt;
+	tx.len = ask_abort_build(pkt, (uint16_t)x->o->cli.task, ask_rjob_incarnation(x->j), reason,
+	                         why);
+	for (int k = 0; k < 3; k++)
+		for (unsigned i = 0; i < x->nsenders; i++)
+			ask_udp_send(x->u, &tx, 1, &x->senders[i], 0);
+	return -1;
+}
+
+static int fail_rc(struct rx *x, int rc, const char *why)
+{
+	return fail(x, rc == -ESTALE ? ASK_ABORT_STATE_LOST : ASK_ABORT_FAILED, why);
+}
+
+/* One batch in: ACKs and job replies out to each datagram's source; the switch's replies only
+ * from the switch. 0, or -1 after a message. */
 static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
                 const struct sockaddr_in *from, int n, uint64_t now)
 {
-	static uint8_t acks[ASK_BATCH][ASK_HDR_LEN];
+	static uint8_t replies[ASK_BATCH][ASK_HDR_LEN];
 	struct ask_tx tx[ASK_BATCH];
 	struct sockaddr_in to[ASK_BATCH];
-	unsigned na = 0;
+	uint8_t out[ASK_MSG_MAX];
+	unsigned na = 0, chan;
+	size_t olen;
 
 	for (int i = 0; i < n; i++) {
 		const uint8_t *b = bufs[i];
-		if (x->o->use_sw && lens[i] > 0 &&
-		    (b[0] == ASK_SWAP_DONE || b[0] == ASK_FETCH_REPLY) &&
-		    !ask_addr_eq(&from[i], &x->o->sw)) {
+		if (lens[i] > 0 && from_switch_only(b[0]) &&
+		    (!x->o->use_sw || !ask_addr_eq(&from[i], &x->o->sw))) {
 			x->strays++;
 			continue;
 		}
-		int rc = ask_receiver_input(x->r, b, lens[i], acks[na]);
-		if (rc < 0) {
-			fprintf(stderr, "ask-receiver: %s\n", ask_receiver_error(x->r));
-			return -1;
+		int rc = ask_rjob_input(x->j, x->r, b, lens[i], now, out, &olen, &chan);
+		if (rc < 0)
+			return fail_rc(x, rc, ask_rjob_error(x->j));
+		if (rc == ASK_JRX_REPLY) {
+			if (b[0] == ASK_HELLO)
+				sender_seen(x, &from[i]);
+			memcpy(replies[na], out, ASK_HDR_LEN);
+			tx[na] = (struct ask_tx){replies[na], olen};
+			to[na++] = from[i];
+			x->last_progress = now;
+			continue;
 		}
+		if (rc == ASK_JRX_TAKEN || x->r == NULL)
+			continue;
+		rc = ask_receiver_input(x->r, b, lens[i], replies[na]);
+		if (rc < 0)
+			return fail(x, ASK_ABORT_FAILED, ask_receiver_error(x->r));
 		if (rc == ASK_RX_NEW || rc == ASK_RX_DUP) {
-			tx[na] = (struct ask_tx){acks[na], ASK_HDR_LEN};
+			tx[na] = (struct ask_tx){replies[na], ASK_HDR_LEN};
 			to[na++] = from[i];
 			x->last_data = now;
 			if (x->first_data == 0)
@@ -194,49 +272,102 @@ static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
 	return 0;
 }
 
-/* The SWAP or FETCH due now, to the switch. 0, or -1 after a message. */
+/* The BEGIN, probe, SWAP or FETCH due now, to the switch. 0, or -1 after a message. */
 static int control(struct rx *x, uint64_t now)
 {
 	struct ask_tx tx;
-	int rc = ask_receiver_ctl(x->r, now, &tx);
+	int rc;
 
-	if (rc < 0) {
-		fprintf(stderr, "ask-receiver: %s\n", ask_receiver_error(x->r));
-		return -1;
-	}
-	if (rc > 0 && (rc = ask_udp_send(x->u, &tx, 1, &x->o->sw, 0)) < 0) {
-		fprintf(stderr, "ask-receiver: send to the switch: %s\n", strerror(-rc));
-		return -1;
-	}
-	return 0;
+	while ((rc = ask_rjob_ctl(x->j, now, &tx)) == 1)
+		if ((rc = ask_udp_send(x->u, &tx, 1, &x->o->sw, 0)) < 0)
+			break;
+	if (rc == 0 && x->r != NULL && (rc = ask_receiver_ctl(x->r, now, &tx)) == 1)
+		rc = ask_udp_send(x->u, &tx, 1, &x->o->sw, 0);
+	if (rc >= 0)
+		return 0;
+	if (rc == -ETIMEDOUT && x->r != NULL && ask_receiver_error(x->r)[0] != 0)
+		return fail(x, ASK_ABORT_FAILED, ask_receiver_error(x->r));
+	if (ask_rjob_error(x->j)[0] != 0)
+		return fail_rc(x, rc, ask_rjob_error(x->j));
+	char why[128];
+	snprintf(why, sizeof(why), "send to the switch: %s", strerror(-rc));
+	return fail(x, ASK_ABORT_FAILED, why);
 }
 
-static void report(const struct rx *x)
+static void report(struct rx *x)
 {
-	const struct ask_recv_stats *st = ask_receiver_stats(x->r);
-	size_t keys = ask_table_size(ask_receiver_table(x->r));
-	double el = x->first_data ? (double)(x->done_ns - x->first_data) / 1e9 : 0;
+	static const char *const verdict[] = {"null", "false", "true"};
+	const struct ask_recv_stats *st = x->r != NULL ? ask_receiver_stats(x->r) : NULL;
+	static const struct ask_recv_stats none;
+	size_t keys = x->r != NULL ? ask_table_size(ask_receiver_table(x->r)) : 0;
+	double el =
+	        x->first_data
+	                ? (double)((x->done_ns ? x->done_ns : ask_now_ns()) - x->first_data) / 1e9
+	                : 0;
+	const struct ask_switch_counts *sw = ask_rjob_switch_counts(x->j);
+	const struct ask_totals *want = ask_rjob_totals(x->j);
 
-	if (x->o->cli.json)
-		printf("{\"task\":%u,\"channels\":%u,\"data_pkts\":%" PRIu64
-		       ",\"dup_pkts\":%" PRIu64 ",\"bad_pkts\":%" PRIu64
+	x->reported = true;
+	if (st == NULL)
+		st = &none;
+	if (x->o->cli.json) {
+		printf("{\"ok\":%s,\"verified\":%s,\"task\":%u,\"incarnation\":%u,\"channels\":%u,"
+		       "\"data_pkts\":%" PRIu64 ",\"dup_pkts\":%" PRIu64 ",\"bad_pkts\":%" PRIu64
 		       ",\"long_records\":%" PRIu64 ",\"tuples_unabsorbed\":%" PRIu64
 		       ",\"swaps\":%" PRIu64 ",\"swap_retries\":%" PRIu64 ",\"fetches\":%" PRIu64
 		       ",\"fetch_retries\":%" PRIu64 ",\"fetched_records\":%" PRIu64
-		       ",\"keys\":%zu,\"strays\":%" PRIu64
-		       ",\"elapsed_s\":%.6f,\"transport\":\"%s\"}\n",
-		       x->o->cli.task, x->o->cli.channels, st->data_pkts, st->dup_pkts,
-		       st->bad_pkts, st->long_records, st->tuples_unabsorbed, st->swaps,
-		       st->swap_retries, st->fetches, st->fetch_retries, st->fetched_records, keys,
-		       x->strays, el, ask_udp_kind(x->u));
-	else
-		printf("ask-receiver: done: %" PRIu64 " packets (%" PRIu64 " duplicates), %" PRIu64
-		       " tuples un-absorbed, %" PRIu64 " long, %" PRIu64 " swaps, %" PRIu64
-		       " fetches, %" PRIu64 " fetched records, %zu keys, %" PRIu64
+		       ",\"keys\":%zu,\"strays\":%" PRIu64 ",\"senders_tuples\":%" PRIu64,
+		       x->verified == 1 ? "true" : "false", verdict[x->verified + 1],
+		       x->o->cli.task, ask_rjob_incarnation(x->j), x->o->cli.channels,
+		       st->data_pkts, st->dup_pkts, st->bad_pkts, st->long_records,
+		       st->tuples_unabsorbed, st->swaps, st->swap_retries, st->fetches,
+		       st->fetch_retries, st->fetched_records, keys, x->strays, want->tuples);
+		if (sw != NULL)
+			printf(",\"switch_tuples\":%" PRIu64 ",\"switch_absorbed\":%" PRIu64,
+			       sw->tuples, sw->absorbed);
+		printf(",\"elapsed_s\":%.6f,\"transport\":\"%s\"", el, ask_udp_kind(x->u));
+		if (x->verified != 1) {
+			printf(",\"error\":\"");
+			for (const char *c = x->why; *c; c++)
+				printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+			printf("\"");
+		}
+		printf("}\n");
+	} else if (x->verified == 1) {
+		printf("ask-receiver: done, result verified: %" PRIu64 " packets (%" PRIu64
+		       " duplicates), %" PRIu64 " tuples un-absorbed, %" PRIu64 " long, %" PRIu64
+		       " swaps, %" PRIu64 " fetches, %" PRIu64
+		       " fetched records, %zu keys, %" PRIu64
 		       " replies from elsewhere ignored, %.3f s\n",
 		       st->data_pkts, st->dup_pkts, st->tuples_unabsorbed, st->long_records,
 		       st->swaps, st->fetches, st->fetched_records, keys, x->strays, el);
+	} else {
+		printf("ask-receiver: FAILED: %s\n", x->why);
+	}
 	fflush(stdout);
+}
+
+/* The job's end: the check, then the table. 0, or -1 after a message. */
+static int finish(struct rx *x, uint64_t now)
+{
+	char why[320];
+
+	x->done_ns = now;
+	x->verified = ask_rjob_check(x->j, x->r, why, sizeof(why));
+	if (!x->verified) {
+		char msg[400];
+		snprintf(msg, sizeof(msg), "the end-to-end check failed: %s", why);
+		fail(x, ASK_ABORT_CHECK, msg);
+		return -1;
+	}
+	if (x->o->out != NULL &&
+	    ask_cli_write_table(&x->o->cli, ask_receiver_table(x->r), x->o->out) < 0) {
+		x->verified = -1;
+		snprintf(x->why, sizeof(x->why), "cannot write %s", x->o->out);
+		return -1;
+	}
+	report(x);
+	return 0;
 }
 
 /* Runs to the end (and the linger after it). 0, or -1 after a message. */
@@ -249,7 +380,11 @@ static int run(struct rx *x)
 
 	x->t0 = x->last_progress = ask_now_ns();
 	for (;;) {
-		uint64_t now = ask_now_ns(), wake = ask_receiver_wake(x->r);
+		uint64_t now = ask_now_ns();
+		uint64_t wake = x->r != NULL ? ask_receiver_wake(x->r) : UINT64_MAX;
+		/* the probes and BEGIN retries: at most every few ms */
+		if (o->use_sw && wake > now + 5000000)
+			wake = now + 5000000;
 		int n = ask_udp_recv(x->u, bufs, lens, from, ASK_BATCH,
 		                     ask_wait_ms(wake, now, 100));
 		if (n < 0) {
@@ -259,23 +394,30 @@ static int run(struct rx *x)
 		now = ask_now_ns();
 		if (take(x, bufs, lens, from, n, now) < 0 || control(x, now) < 0)
 			return -1;
-		if (x->done_ns == 0 && ask_receiver_done(x->r)) {
-			x->done_ns = now;
-			if (o->out != NULL &&
-			    ask_cli_write_table(&o->cli, ask_receiver_table(x->r), o->out) < 0)
+		if (x->r == NULL && ask_rjob_begun(x->j)) {
+			x->cfg.incarnation = ask_rjob_incarnation(x->j);
+			x->r = ask_receiver_new(&x->cfg);
+			if (x->r == NULL)
+				return fail(x, ASK_ABORT_FAILED, strerror(errno));
+		}
+		if (x->done_ns == 0 && x->r != NULL && ask_receiver_done(x->r) &&
+		    ask_rjob_closed(x->j)) {
+			ask_rjob_finish(x->j, now);
+			if (ask_rjob_finished(x->j) && finish(x, now) < 0)
 				return -1;
-			report(x);
 		}
 		if (x->done_ns != 0) {
 			uint64_t quiet = x->last_data > x->done_ns ? x->last_data : x->done_ns;
 			if (now - quiet >= o->linger_ms * 1000000ull)
 				return 0;
 		} else if (now - x->last_progress >= o->timeout_s * 1000000000ull) {
-			fprintf(stderr, "ask-receiver: no progress for %u s (stream %s)\n",
-			        o->timeout_s,
-			        ask_receiver_complete(x->r) ? "complete, draining the switch"
-			                                    : "incomplete");
-			return -1;
+			char why[200];
+			snprintf(why, sizeof(why), "no progress for %u s (%s)", o->timeout_s,
+			         x->r == NULL                   ? "the job has not begun"
+			         : !ask_receiver_complete(x->r) ? "stream incomplete"
+			         : !ask_rjob_closed(x->j) ? "a sender has not closed its channels"
+			                                  : "draining the switch");
+			return fail(x, ASK_ABORT_FAILED, why);
 		}
 	}
 }
@@ -284,18 +426,38 @@ int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	struct timespec ts;
-	struct rx x = {.o = &o};
+	struct rx x = {.o = &o, .verified = -1};
 	char err[320];
 	int rc;
 
 	if (parse(argc, argv, &o) < 0)
 		return 2;
-	/* Control seqs differ from run to run: the switch replays its kept FETCH reply to a
-	 * request that repeats (seq, slot, copy, start), which a restarted receiver must not do. */
+	/* Control seqs and the first incarnation differ from run to run: the switch replays its
+	 * kept FETCH reply to a request that repeats (seq, slot, copy, start), which a restarted
+	 * receiver must not do. */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	struct ask_recv_cfg cfg = {
+	uint64_t seed =
+	        (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 16;
+	uint32_t seq = (uint32_t)seed;
+	uint16_t inc = (uint16_t)(o.cli.incarnation ? o.cli.incarnation : 1 + (seed >> 32) % 65535);
+	struct ask_rjob_cfg jcfg = {
 	        .task = (uint16_t)o.cli.task,
-	        .incarnation = (uint16_t)o.cli.incarnation,
+	        .incarnation = inc,
+	        .nchan = o.cli.channels,
+	        .window = o.cli.window,
+	        .nslots = o.cli.slots,
+	        .key_bytes = o.cli.key_bytes,
+	        .aa_size = o.aa_size,
+	        .op = o.cli.op,
+	        .with_switch = o.use_sw,
+	        .job = o.cli.job,
+	        .rto_ns = o.rto_ms * 1000000ull,
+	        .probe_ns = o.probe_ms * 1000000ull,
+	        .silence_ns = o.silence_s * 1000000000ull,
+	        .seq = seq,
+	};
+	x.cfg = (struct ask_recv_cfg){
+	        .task = (uint16_t)o.cli.task,
 	        .nchan = o.cli.channels,
 	        .window = o.cli.window,
 	        .nslots = o.cli.slots,
@@ -306,11 +468,10 @@ int main(int argc, char **argv)
 	        .swap_threshold = o.threshold,
 	        .rto_ns = o.rto_ms * 1000000ull,
 	        .retries = o.retries,
-	        .seq0 = (uint32_t)((uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^
-	                           (uint64_t)getpid() << 16),
+	        .seq0 = seq + 1, /* after BEGIN's */
 	};
-	x.r = ask_receiver_new(&cfg);
-	if (x.r == NULL) {
+	x.j = ask_rjob_new(&jcfg);
+	if (x.j == NULL) {
 		fprintf(stderr, "ask-receiver: %s\n", strerror(errno));
 		return 1;
 	}
@@ -318,11 +479,14 @@ int main(int argc, char **argv)
 	                  o.cli.busy_poll, "ask-receiver", o.cli.json, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "ask-receiver: port %u: %s\n", o.listen, err);
-		ask_receiver_free(x.r);
+		ask_rjob_free(x.j);
 		return 1;
 	}
 	rc = run(&x);
+	if (!x.reported)
+		report(&x);
 	ask_udp_close(x.u);
 	ask_receiver_free(x.r);
-	return rc == 0 ? 0 : 1;
+	ask_rjob_free(x.j);
+	return rc == 0 && x.verified == 1 ? 0 : 1;
 }

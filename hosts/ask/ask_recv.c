@@ -20,6 +20,7 @@
 struct rchan {
 	uint32_t base, last;
 	bool has_last, complete;
+	uint64_t longs; /* LONG records merged */
 	uint64_t *bits;
 };
 
@@ -146,7 +147,7 @@ static int merge_slots(struct ask_receiver *r, const uint8_t *p, uint32_t bitmap
 	return 0;
 }
 
-static int merge_long(struct ask_receiver *r, const uint8_t *p, size_t len)
+static int merge_long(struct ask_receiver *r, struct rchan *c, const uint8_t *p, size_t len)
 {
 	struct ask_long_iter it;
 	const uint8_t *key;
@@ -160,6 +161,7 @@ static int merge_long(struct ask_receiver *r, const uint8_t *p, size_t len)
 		if (ask_table_merge(r->table, canon, klen, value) < 0)
 			return -ENOMEM;
 		r->st.long_records++;
+		c->longs++;
 	}
 	return 0;
 }
@@ -186,7 +188,7 @@ static int data_input(struct ask_receiver *r, const uint8_t *p, size_t len, uint
 	}
 	if (last_conflict(r, c, &m))
 		goto bad; /* past the channel's end, or a second LAST: no ACK */
-	rc = m.flags & ASK_F_LONG ? merge_long(r, p, len) : merge_slots(r, p, m.bitmap);
+	rc = m.flags & ASK_F_LONG ? merge_long(r, c, p, len) : merge_slots(r, p, m.bitmap);
 	if (rc < 0) {
 		snprintf(r->err, sizeof(r->err), "out of memory for the table");
 		return rc;
@@ -388,6 +390,19 @@ int ask_receiver_ctl(struct ask_receiver *r, uint64_t now, struct ask_tx *tx)
 bool ask_receiver_complete(const struct ask_receiver *r)
 {
 	return r->complete == r->cfg.nchan;
+}
+
+bool ask_receiver_channel_done(const struct ask_receiver *r, unsigned ch, uint32_t *packets)
+{
+	if (ch >= r->cfg.nchan || !r->ch[ch].complete)
+		return false;
+	*packets = r->ch[ch].last + 1;
+	return true;
+}
+
+uint64_t ask_receiver_channel_long(const struct ask_receiver *r, unsigned ch)
+{
+	return ch < r->cfg.nchan ? r->ch[ch].longs : 0;
 }
 
 bool ask_receiver_done(const struct ask_receiver *r)

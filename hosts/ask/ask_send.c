@@ -28,10 +28,11 @@ struct wpkt {
 };
 
 struct chan {
-	uint32_t base, next; /* seqs base..next-1 are in the window; base is the oldest unacked */
-	uint64_t rack;       /* the latest transmission number acknowledged */
-	bool closed;         /* its LAST packet is built */
-	struct wpkt *w;      /* window entries, seq & (W - 1) */
+	uint32_t base, next;   /* seqs base..next-1 are in the window; base is the oldest unacked */
+	uint64_t rack;         /* the latest transmission number acknowledged */
+	bool closed;           /* its LAST packet is built */
+	struct wpkt *w;        /* window entries, seq & (W - 1) */
+	struct ask_totals tot; /* what it carried (its CLOSE) */
 };
 
 struct ask_sender {
@@ -104,6 +105,7 @@ struct ask_sender *ask_sender_new(const struct ask_send_cfg *cfg, struct ask_src
 	if (s->q == NULL || s->ch == NULL || s->lbuf == NULL)
 		goto fail;
 	for (unsigned c = 0; c < cfg->nchan; c++) {
+		ask_totals_init(&s->ch[c].tot);
 		s->ch[c].w = calloc(cfg->window, sizeof(struct wpkt));
 		if (s->ch[c].w == NULL)
 			goto fail;
@@ -182,8 +184,9 @@ static int fill(struct ask_sender *s)
 	return 0;
 }
 
-/* A DATA packet of the queue heads. */
-static size_t pack_data(struct ask_sender *s, uint8_t *p, const struct ask_msg *m)
+/* A DATA packet of the queue heads, added to the channel's totals. */
+static size_t pack_data(struct ask_sender *s, uint8_t *p, const struct ask_msg *m,
+                        struct ask_totals *tot)
 {
 	unsigned kb = s->cfg.key_bytes;
 	size_t len = ask_data_init(p, m), rl = ask_rec_len(kb);
@@ -192,7 +195,9 @@ static size_t pack_data(struct ask_sender *s, uint8_t *p, const struct ask_msg *
 		struct fifo *f = &s->q[j];
 		if (f->head == f->tail)
 			continue;
-		ask_data_put(p, kb, j, f->buf + f->head, ask_be32(f->buf + f->head + kb));
+		uint32_t v = ask_be32(f->buf + f->head + kb);
+		ask_data_put(p, kb, j, f->buf + f->head, v);
+		ask_totals_tuple(tot, f->buf + f->head, kb, v, false);
 		f->head += rl;
 		s->queued--;
 		if (f->head == f->tail) {
@@ -203,16 +208,20 @@ static size_t pack_data(struct ask_sender *s, uint8_t *p, const struct ask_msg *
 	return len;
 }
 
-/* A LONG packet of the whole records at the front of the LONG buffer. */
-static size_t pack_long(struct ask_sender *s, uint8_t *p, struct ask_msg *m)
+/* A LONG packet of the whole records at the front of the LONG buffer, added to the channel's
+ * totals. */
+static size_t pack_long(struct ask_sender *s, uint8_t *p, struct ask_msg *m, struct ask_totals *tot)
 {
 	size_t used = 0;
 
 	m->count = 0;
 	while (used < s->llen) {
-		size_t n = ask_long_rec_len(ask_be16(s->lbuf + used));
+		unsigned klen = ask_be16(s->lbuf + used);
+		size_t n = ask_long_rec_len(klen);
 		if (used + n > ASK_LONG_BYTES)
 			break;
+		ask_totals_tuple(tot, s->lbuf + used + 2, klen, ask_be32(s->lbuf + used + 2 + klen),
+		                 true);
 		used += n;
 		m->count++;
 	}
@@ -245,9 +254,9 @@ static int pack_next(struct ask_sender *s, struct chan *c, uint8_t *p, uint32_t 
 	if (rc < 0)
 		return rc;
 	if (s->llen >= ASK_LONG_BYTES || (s->eof && s->llen > 0 && s->nonempty == 0)) {
-		len = pack_long(s, p, &m);
+		len = pack_long(s, p, &m, &c->tot);
 	} else if (s->nonempty > 0) {
-		len = pack_data(s, p, &m);
+		len = pack_data(s, p, &m, &c->tot);
 	} else {
 		m.flags = ASK_F_LAST; /* nothing left: this channel's empty LAST */
 		len = ask_data_init(p, &m);
@@ -362,6 +371,7 @@ int ask_sender_pump(struct ask_sender *s, uint64_t now, struct ask_tx *tx, unsig
 		w->sent_ns = now;
 		w->xmit = ++s->xmits;
 		c->next++;
+		c->tot.packets = c->next;
 		s->st.packets++;
 		tx[n++] = (struct ask_tx){w->buf, w->len};
 	}
@@ -387,6 +397,7 @@ void ask_sender_ack(struct ask_sender *s, const uint8_t *p, size_t len, uint64_t
 	struct wpkt *w;
 
 	if (ask_ack_parse(p, len, &m) < 0 || m.task != s->cfg.task ||
+	    m.incarnation != s->cfg.incarnation ||
 	    (uint16_t)(m.channel - s->cfg.channel0) >= s->cfg.nchan) {
 		s->st.bad_acks++;
 		return;
@@ -423,6 +434,11 @@ bool ask_sender_done(const struct ask_sender *s)
 		if (!s->ch[k].closed || s->ch[k].base != s->ch[k].next)
 			return false;
 	return true;
+}
+
+const struct ask_totals *ask_sender_totals(const struct ask_sender *s, unsigned k)
+{
+	return &s->ch[k].tot;
 }
 
 uint64_t ask_sender_wake(const struct ask_sender *s)

@@ -202,6 +202,17 @@ bool ask_table_get(const struct ask_table *t, const uint8_t *key, unsigned len, 
 	return true;
 }
 
+void ask_table_foreach(const struct ask_table *t,
+                       void (*fn)(const uint8_t *key, unsigned len, uint32_t value, void *arg),
+                       void *arg)
+{
+	for (size_t i = 0; i <= t->mask; i++) {
+		const struct ask_ent *e = &t->ents[i];
+		if (e->used)
+			fn(t->arena + e->off, e->len, e->value, arg);
+	}
+}
+
 size_t ask_table_size(const struct ask_table *t)
 {
 	return t->used;

@@ -983,15 +983,38 @@ struct model {
 	uint32_t kept_seq, kept_sel, kept_start, kept_count; /* ... and the request it answered */
 	uint64_t absorbed, stale;
 	uint64_t late_swaps, late_fetches, reused_seqs, fetch_replays, bad_ctl; /* ctl outcomes */
+	/* the job (docs/ask.md, Job lifetime): incarnation, registration nonce, this incarnation's
+	 * counts
+	 */
+	uint16_t inc;
+	uint32_t reg, jobs;
+	uint64_t j_tuples, j_absorbed, j_claims, j_fetched, wrong_inc;
 };
 
-static void model_init(struct model *sw, enum ask_op op)
+/* Windows, rings and active copies of a fresh task (and, with aas, empty arrays). */
+static void model_fresh(struct model *sw, bool aas)
 {
-	memset(sw, 0, sizeof(*sw));
-	sw->op = op;
+	if (aas)
+		memset(sw->aa, 0, sizeof(sw->aa));
+	memset(sw->active, 0, sizeof(sw->active));
+	memset(sw->next, 0, sizeof(sw->next));
+	memset(sw->agg, 0, sizeof(sw->agg));
 	for (unsigned c = 0; c < M_CHANS; c++)
 		for (unsigned i = 0; i < 2 * M_WINDOW; i++)
 			sw->seen[c][i] = i + 1;
+	sw->kept_valid = false;
+	sw->ctl_valid = false;
+	sw->j_tuples = sw->j_absorbed = sw->j_claims = sw->j_fetched = 0;
+}
+
+/* A task registered afresh (task add; or a switch restarted and its config replayed). */
+static void model_init(struct model *sw, enum ask_op op)
+{
+	static uint32_t reg = 0x5EED0000;
+	memset(sw, 0, sizeof(*sw));
+	sw->op = op;
+	sw->reg = ++reg;
+	model_fresh(sw, true);
 }
 
 /* DATA through the switch: false if dropped. */
@@ -1002,6 +1025,10 @@ static bool model_data(struct model *sw, uint8_t *p, size_t len)
 
 	assert_int_equal(ask_data_parse(p, len, &m), 0);
 	assert_true(m.channel < M_CHANS);
+	if (m.incarnation != sw->inc) {
+		sw->wrong_inc++;
+		return false;
+	}
 	int32_t d = (int32_t)(m.seq - sw->next[m.channel]);
 	if (d < -(int32_t)M_WINDOW) {
 		sw->stale++;
@@ -1022,10 +1049,12 @@ static bool model_data(struct model *sw, uint8_t *p, size_t len)
 			uint8_t *rec = p + ASK_HDR_LEN + j * ask_rec_len(M_KB);
 			uint32_t e = ask_key_entry(rec, M_KB, M_AA);
 			__typeof__(&sw->aa[0][0][0]) a = &sw->aa[j][sw->active[j]][e];
+			sw->j_tuples++;
 			if (!a->used) {
 				a->used = 1;
 				memcpy(a->key, rec, M_KB);
 				a->value = ask_be32(rec + M_KB);
+				sw->j_claims++;
 			} else if (memcmp(a->key, rec, M_KB) == 0) {
 				a->value = ask_op_apply(sw->op, a->value, ask_be32(rec + M_KB));
 			} else {
@@ -1033,6 +1062,7 @@ static bool model_data(struct model *sw, uint8_t *p, size_t len)
 			}
 			absorbed |= 1u << j;
 			sw->absorbed++;
+			sw->j_absorbed++;
 		}
 		sw->seen[m.channel][i] = m.seq;
 		sw->agg[m.channel][i] = absorbed;
@@ -1069,6 +1099,49 @@ static bool model_late(struct model *sw, uint32_t seq)
  * and does not move the newest seq; a FETCH repeating the kept (seq, slot, copy, start, count)
  * gets the kept reply byte for byte and clears nothing.
  */
+/* BEGIN (ask_begin() in ask_dp.c): N from E resets, N again reports, anything else is refused. */
+static size_t model_begin(struct model *sw, const uint8_t *req, size_t len, uint8_t *out)
+{
+	struct ask_msg m;
+
+	assert_int_equal(ask_msg_get(req, len, &m), 0);
+	assert_int_equal(len, ASK_HDR_LEN + sizeof(struct ask_job_info));
+	uint16_t want = m.incarnation, expect = (uint16_t)m.count;
+	struct ask_job_info ji = {0};
+	if (m.nslots != M_SLOTS || m.key_bytes != M_KB) {
+		ji.error = ASK_BEGIN_SHAPE;
+	} else if (sw->inc != want) {
+		if (sw->inc != expect || want == expect) {
+			ji.error = ASK_BEGIN_INCARNATION;
+		} else {
+			model_fresh(sw, true);
+			sw->inc = want;
+			sw->jobs++;
+			sw->ctl_seq = m.seq;
+			sw->ctl_valid = true;
+			ji.flags = ASK_JOB_F_RESET;
+		}
+	}
+	ask_put32(ji.reg, sw->reg);
+	ji.op = (uint8_t)sw->op;
+	ask_put16(ji.channels, M_CHANS);
+	ask_put32(ji.window, M_WINDOW);
+	ask_put32(ji.aa_size, M_AA);
+	ask_put64(ji.tuples, sw->j_tuples);
+	ask_put64(ji.absorbed, sw->j_absorbed);
+	ask_put64(ji.held, sw->j_claims - sw->j_fetched);
+	ask_put32(ji.jobs, sw->jobs);
+	m.type = ASK_BEGIN_DONE;
+	m.flags = ji.error ? ASK_F_ERROR : 0;
+	m.nslots = M_SLOTS;
+	m.key_bytes = M_KB;
+	m.incarnation = sw->inc;
+	m.count = 0;
+	ask_msg_put(out, &m);
+	memcpy(out + ASK_HDR_LEN, &ji, sizeof(ji));
+	return ASK_HDR_LEN + sizeof(ji);
+}
+
 static size_t model_ctl(struct model *sw, const uint8_t *req, uint8_t *out)
 {
 	struct ask_msg m;
@@ -1076,6 +1149,12 @@ static size_t model_ctl(struct model *sw, const uint8_t *req, uint8_t *out)
 	unsigned slot, copy;
 
 	assert_int_equal(ask_msg_get(req, ASK_HDR_LEN, &m), 0);
+	if (m.type == ASK_BEGIN)
+		return model_begin(sw, req, ASK_HDR_LEN + sizeof(struct ask_job_info), out);
+	if (m.incarnation != sw->inc) {
+		sw->wrong_inc++;
+		return 0;
+	}
 	sel = m.bitmap;
 	slot = ASK_SEL_SLOT(sel);
 	copy = ASK_SEL_COPY(sel);
@@ -1134,6 +1213,7 @@ static size_t model_ctl(struct model *sw, const uint8_t *req, uint8_t *out)
 		memcpy(rec, a->key, M_KB);
 		ask_put32(rec + M_KB, a->value);
 		a->used = 0;
+		sw->j_fetched++;
 		n++;
 	}
 	sw->kept_valid = true;
@@ -1213,7 +1293,14 @@ struct wire {
 	uint8_t buf[ASK_MSG_MAX];
 	size_t len;
 	uint64_t at;
-	int to; /* 0 switch (DATA), 1 sender (ACK), 2 switch (ctl), 3 receiver (ctl reply) */
+	int to; /* enum dest */
+};
+
+enum dest {
+	TO_SWITCH_DATA, /* DATA, through the switch to the receiver */
+	TO_SENDER,      /* DATA_ACK, HELLO_ACK, CLOSE_ACK, ABORT */
+	TO_SWITCH_CTL,  /* SWAP, FETCH, BEGIN */
+	TO_RECEIVER,    /* the switch's replies; HELLO, CLOSE from the sender */
 };
 
 struct net {
@@ -1230,11 +1317,11 @@ static unsigned net_rand(struct net *nt)
 }
 
 /*
- * Every packet may be lost, duplicated, delayed and reordered: DATA and ACKs, and SWAP, FETCH
- * and their replies too. A SWAP or FETCH duplicated, or delayed past its retry, can reach the
- * switch after the receiver's next request; the switch drops it as late (docs/ask.md, "Control
- * seqs: late SWAP and FETCH"): executed afresh, such a FETCH would clear entries whose reply
- * the receiver no longer takes, and such a SWAP would undo a newer one.
+ * Every packet may be lost, duplicated, delayed and reordered: DATA and ACKs, SWAP, FETCH, BEGIN
+ * and their replies, HELLO, CLOSE and theirs. A SWAP or FETCH duplicated, or delayed past its
+ * retry, can reach the switch after the receiver's next request; the switch drops it as late
+ * (docs/ask.md, "Control seqs: late SWAP and FETCH"): executed afresh, such a FETCH would clear
+ * entries whose reply the receiver no longer takes, and such a SWAP would undo a newer one.
  */
 static void net_send(struct net *nt, const uint8_t *buf, size_t len, int to, uint64_t now)
 {
@@ -1258,14 +1345,70 @@ static void net_send(struct net *nt, const uint8_t *buf, size_t len, int to, uin
 /* The switch of the last job run_job() ran. */
 static struct model job_sw;
 
-/* Runs one job, the network's faults drawn from seed; returns the model's absorbed count. */
-static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, unsigned loss,
-                        uint64_t threshold, uint32_t seed, const struct ask_recv_stats **rst)
+struct job_opts {
+	const char *tuples, *zipf;
+	enum ask_op op;
+	unsigned loss;       /* percent of every packet lost; half as many duplicated, delayed */
+	uint64_t threshold;  /* the receiver's swap threshold */
+	uint32_t seed;       /* the network's faults */
+	uint16_t inc;        /* the receiver's first choice of incarnation */
+	bool keep_switch;    /* on job_sw as the last job left it (the same registration) */
+	uint64_t restart_ms; /* the switch restarts then, its task registered afresh (0: no) */
+	bool corrupt;        /* the switch adds one to an entry it holds, once, mid-job */
+	uint64_t silent_ms;  /* from then on the switch passes nothing (0: never) */
+};
+
+struct job_result {
+	int rc;            /* 0, or the first error of the receiver's side */
+	int sender_rc;     /* 0, or the sender's (its ABORT from the receiver) */
+	bool verified;     /* the end-to-end check ran and held */
+	char why[256];     /* the check's or the error's sentence */
+	uint64_t fail_ms;  /* when the receiver's side failed */
+	uint64_t absorbed; /* the model's, over every incarnation */
+	struct ask_recv_stats st;
+};
+
+/* The reduceByKey of o's input, as a table. */
+static struct ask_table *want_table(const struct job_opts *o)
 {
-	struct net nt = {.loss = loss, .dup = loss / 2, .delay = loss / 2, .rng = seed};
 	struct ask_zipf_spec z;
-	struct ask_src *src = src_text(tuples, true);
-	assert_int_equal(ask_zipf_parse(zipf, &z), 0);
+	struct ask_src *src = src_text(o->tuples, true);
+	assert_int_equal(ask_zipf_parse(o->zipf, &z), 0);
+	assert_int_equal(ask_src_add_zipf(src, &z), 0);
+	struct ask_table *want = ask_table_new(o->op);
+	struct ask_tuple t;
+	uint8_t k[ASK_KEY_MAX];
+	while (ask_src_next(src, &t) == 1)
+		ask_table_merge(want, k, ask_key_canon(k, t.key, t.len, M_KB), t.value);
+	ask_src_free(src);
+	return want;
+}
+
+/* One entry the switch holds gets one more (the switch's arithmetic gone wrong). */
+static bool model_corrupt(struct model *sw)
+{
+	for (unsigned j = 0; j < M_SLOTS; j++)
+		for (unsigned c = 0; c < 2; c++)
+			for (unsigned e = 0; e < M_AA; e++)
+				if (sw->aa[j][c][e].used) {
+					sw->aa[j][c][e].value++;
+					return true;
+				}
+	return false;
+}
+
+/*
+ * Runs one job, receiver and sender through the model switch, the network's faults drawn from
+ * o->seed: BEGIN, HELLO, the stream with its swaps and fetches, CLOSE, the final counts and the
+ * end-to-end check; *res says how it ended. With res->rc == 0 the receiver's table is also
+ * compared with a direct reduceByKey here.
+ */
+static void run_job(const struct job_opts *o, struct job_result *res)
+{
+	struct net nt = {.loss = o->loss, .dup = o->loss / 2, .delay = o->loss / 2, .rng = o->seed};
+	struct ask_zipf_spec z;
+	struct ask_src *src = src_text(o->tuples, true);
+	assert_int_equal(ask_zipf_parse(o->zipf, &z), 0);
 	assert_int_equal(ask_src_add_zipf(src, &z), 0);
 	struct ask_send_cfg scfg = {.task = 7,
 	                            .nchan = M_CHANS,
@@ -1280,34 +1423,103 @@ static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, un
 	                            .nslots = M_SLOTS,
 	                            .key_bytes = M_KB,
 	                            .aa_size = M_AA,
-	                            .op = op,
+	                            .op = o->op,
 	                            .ctl = true,
-	                            .swap_threshold = threshold,
+	                            .swap_threshold = o->threshold,
 	                            .rto_ns = 10 * MS,
 	                            .retries = 30,
-	                            .seq0 = 5};
-	struct ask_sender *s = ask_sender_new(&scfg, src);
-	struct ask_receiver *r = ask_receiver_new(&rcfg);
+	                            .seq0 = 6};
+	struct ask_rjob_cfg jcfg = {.task = 7,
+	                            .incarnation = o->inc ? o->inc : 77,
+	                            .nchan = M_CHANS,
+	                            .window = M_WINDOW,
+	                            .nslots = M_SLOTS,
+	                            .key_bytes = M_KB,
+	                            .aa_size = M_AA,
+	                            .op = o->op,
+	                            .with_switch = true,
+	                            .rto_ns = 10 * MS,
+	                            .probe_ns = 50 * MS,
+	                            .silence_ns = 2000 * MS,
+	                            .seq = 5};
+	struct ask_sjob_cfg sjcfg = {.task = 7,
+	                             .nchan = M_CHANS,
+	                             .window = M_WINDOW,
+	                             .nslots = M_SLOTS,
+	                             .key_bytes = M_KB,
+	                             .nonce = 0xC0FFEE + o->seed,
+	                             .rto_ns = 10 * MS,
+	                             .timeout_ns = 10000 * MS,
+	                             .retries = 30};
+	struct ask_rjob *rj = ask_rjob_new(&jcfg);
+	struct ask_sjob *sj = ask_sjob_new(&sjcfg);
+	struct ask_sender *s = NULL;
+	struct ask_receiver *r = NULL;
 	struct ask_tx tx[16];
-	uint8_t out[ASK_MSG_MAX], ack[ASK_HDR_LEN];
+	uint8_t out[ASK_MSG_MAX], ack[ASK_HDR_LEN], abort_pkt[ASK_MSG_MAX];
 	uint64_t now = 0;
 	size_t len;
 	struct wire *due = NULL;
 	size_t due_cap = 0;
+	bool corrupted = false, closing = false;
+	unsigned chan;
+	int rc = 0;
 
-	assert_non_null(s);
-	assert_non_null(r);
-	model_init(&job_sw, op);
-	while (!ask_sender_done(s) || !ask_receiver_done(r)) {
-		int n = ask_sender_pump(s, now, tx, 16);
+	assert_non_null(rj);
+	assert_non_null(sj);
+	memset(res, 0, sizeof(*res));
+	if (!o->keep_switch)
+		model_init(&job_sw, o->op);
+	while (rc == 0 && !(ask_sjob_done(sj) && ask_rjob_finished(rj))) {
+		if (o->restart_ms != 0 && now == o->restart_ms * MS)
+			model_init(&job_sw, o->op);
+		if (o->corrupt && !corrupted && job_sw.j_absorbed > 20)
+			corrupted = model_corrupt(&job_sw);
+		/* the sender: HELLO until ready, then the stream, then its CLOSEs */
+		int n = ask_sjob_pump(sj, now, tx, 16);
 		assert_true(n >= 0);
 		for (int i = 0; i < n; i++)
-			net_send(&nt, tx[i].buf, tx[i].len, 0, now);
+			net_send(&nt, tx[i].buf, tx[i].len, TO_RECEIVER, now);
+		if (s == NULL && ask_sjob_ready(sj)) {
+			scfg.incarnation = ask_sjob_incarnation(sj);
+			s = ask_sender_new(&scfg, src);
+			assert_non_null(s);
+		}
+		if (s != NULL && !closing) {
+			n = ask_sender_pump(s, now, tx, 16);
+			if (n < 0) {
+				rc = n;
+				break;
+			}
+			for (int i = 0; i < n; i++)
+				net_send(&nt, tx[i].buf, tx[i].len, TO_SWITCH_DATA, now);
+			if (ask_sender_done(s)) {
+				struct ask_totals tot[M_CHANS];
+				for (unsigned k = 0; k < M_CHANS; k++)
+					tot[k] = *ask_sender_totals(s, k);
+				ask_sjob_close(sj, tot, now);
+				closing = true;
+			}
+		}
+		/* the receiver: BEGIN and probes, then SWAP and FETCH, then the final counts */
 		struct ask_tx c;
-		int rc = ask_receiver_ctl(r, now, &c);
-		assert_true(rc >= 0);
-		if (rc == 1)
-			net_send(&nt, c.buf, c.len, 2, now);
+		while ((rc = ask_rjob_ctl(rj, now, &c)) == 1)
+			net_send(&nt, c.buf, c.len, TO_SWITCH_CTL, now);
+		if (rc < 0)
+			break;
+		if (r == NULL && ask_rjob_begun(rj)) {
+			rcfg.incarnation = ask_rjob_incarnation(rj);
+			r = ask_receiver_new(&rcfg);
+			assert_non_null(r);
+		}
+		if (r != NULL && (rc = ask_receiver_ctl(r, now, &c)) == 1) {
+			net_send(&nt, c.buf, c.len, TO_SWITCH_CTL, now);
+			rc = 0;
+		}
+		if (rc < 0)
+			break;
+		if (r != NULL && ask_receiver_done(r) && ask_rjob_closed(rj))
+			ask_rjob_finish(rj, now);
 		now += MS;
 		/* deliver what is due, in a random order */
 		size_t ndue = 0;
@@ -1324,51 +1536,81 @@ static uint64_t run_job(const char *tuples, const char *zipf, enum ask_op op, un
 			due[ndue++] = nt.w[i];
 			nt.w[i] = nt.w[--nt.n];
 		}
-		for (size_t i = 0; i < ndue; i++) {
+		for (size_t i = 0; i < ndue && rc == 0; i++) {
 			size_t k = i + net_rand(&nt) % (ndue - i);
 			struct wire x = due[k];
 			due[k] = due[i];
-			if (x.to == 0 && model_data(&job_sw, x.buf, x.len) &&
-			    ask_receiver_input(r, x.buf, x.len, ack) != ASK_RX_BAD)
-				net_send(&nt, ack, ASK_HDR_LEN, 1, now);
-			else if (x.to == 1)
-				ask_sender_ack(s, x.buf, x.len, now);
-			else if (x.to == 2 && (len = model_ctl(&job_sw, x.buf, out)) > 0)
-				net_send(&nt, out, len, 3, now);
-			else if (x.to == 3)
-				assert_true(ask_receiver_input(r, x.buf, x.len, ack) >= 0);
+			if (o->silent_ms != 0 && now >= o->silent_ms * MS &&
+			    (x.to == TO_SWITCH_DATA || x.to == TO_SWITCH_CTL))
+				continue;
+			switch (x.to) {
+			case TO_SWITCH_DATA:
+				if (model_data(&job_sw, x.buf, x.len) && r != NULL &&
+				    ask_receiver_input(r, x.buf, x.len, ack) != ASK_RX_BAD)
+					net_send(&nt, ack, ASK_HDR_LEN, TO_SENDER, now);
+				break;
+			case TO_SENDER:
+				n = ask_sjob_input(sj, x.buf, x.len);
+				assert_true(n >= 0);
+				if (n == 0 && s != NULL)
+					ask_sender_ack(s, x.buf, x.len, now);
+				break;
+			case TO_SWITCH_CTL:
+				if ((len = model_ctl(&job_sw, x.buf, out)) > 0)
+					net_send(&nt, out, len, TO_RECEIVER, now);
+				break;
+			default:
+				rc = ask_rjob_input(rj, r, x.buf, x.len, now, out, &len, &chan);
+				if (rc == ASK_JRX_REPLY)
+					net_send(&nt, out, len, TO_SENDER, now);
+				if (rc == ASK_JRX_OTHER && r != NULL)
+					rc = ask_receiver_input(r, x.buf, x.len, ack);
+				rc = rc < 0 ? rc : 0;
+			}
 		}
 		assert_true(now < 200000 * MS);
 	}
-	assert_int_equal(ask_receiver_stats(r)->bad_pkts, 0);
-
-	/* The receiver's table is exactly the reduceByKey of the same input. */
-	struct ask_src *again = src_text(tuples, true);
-	ask_src_add_zipf(again, &z);
-	struct ask_table *want = ask_table_new(op);
-	struct ask_tuple t;
-	uint8_t k[ASK_KEY_MAX];
-	while (ask_src_next(again, &t) == 1)
-		ask_table_merge(want, k, ask_key_canon(k, t.key, t.len, M_KB), t.value);
-	char *a = table_text(want, ASK_KFMT_HEX),
-	     *b = table_text(ask_receiver_table(r), ASK_KFMT_HEX);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	ask_table_free(want);
-	ask_src_free(again);
-	/* Nothing left in the switch. */
-	for (unsigned j = 0; j < M_SLOTS; j++)
-		for (unsigned e = 0; e < M_AA; e++)
-			assert_false(job_sw.aa[j][0][e].used || job_sw.aa[j][1][e].used);
-	static struct ask_recv_stats st;
-	st = *ask_receiver_stats(r);
-	*rst = &st;
-	ask_sender_free(s);
+	res->rc = rc;
+	res->fail_ms = now / MS;
+	if (rc < 0) {
+		/* The receiver tells the sender, which stops with the reason. */
+		snprintf(res->why, sizeof(res->why), "%s",
+		         ask_rjob_error(rj)[0] ? ask_rjob_error(rj) : ask_receiver_error(r));
+		len = ask_abort_build(abort_pkt, 7, ask_rjob_incarnation(rj), ASK_ABORT_FAILED,
+		                      res->why);
+		res->sender_rc = ask_sjob_input(sj, abort_pkt, len);
+	} else {
+		res->verified = ask_rjob_check(rj, r, res->why, sizeof(res->why));
+		if (res->verified) {
+			/* The receiver's table is exactly the reduceByKey of the same input. */
+			struct ask_table *want = want_table(o);
+			char *a = table_text(want, ASK_KFMT_HEX),
+			     *b = table_text(ask_receiver_table(r), ASK_KFMT_HEX);
+			assert_string_equal(a, b);
+			free(a);
+			free(b);
+			ask_table_free(want);
+			/* Nothing left in the switch. */
+			for (unsigned j = 0; j < M_SLOTS; j++)
+				for (unsigned e = 0; e < M_AA; e++)
+					assert_false(job_sw.aa[j][0][e].used ||
+					             job_sw.aa[j][1][e].used);
+		}
+	}
+	if (r != NULL) {
+		res->st = *ask_receiver_stats(r);
+		assert_int_equal(res->st.bad_pkts, 0);
+	}
+	res->absorbed = job_sw.absorbed;
+	if (s != NULL)
+		ask_sender_free(s);
+	else
+		ask_src_free(src);
 	ask_receiver_free(r);
+	ask_rjob_free(rj);
+	ask_sjob_free(sj);
 	free(nt.w);
 	free(due);
-	return job_sw.absorbed;
 }
 
 static const char job_tuples[] = "a-long-key-beyond-8 5\nshort -3\nx 2147483647\nx 1\n"
@@ -1376,49 +1618,64 @@ static const char job_tuples[] = "a-long-key-beyond-8 5\nshort -3\nx 2147483647\
 
 static void test_model_lossless(void **state)
 {
-	const struct ask_recv_stats *st;
+	struct job_result res;
+	struct job_opts o = {.tuples = job_tuples, .zipf = "3000,1.1,20000,1", .seed = 99};
 
 	(void)state;
-	uint64_t abs0 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 0, 99, &st);
-	assert_int_equal(st->dup_pkts, 0);
-	assert_int_equal(st->swaps, 0);
-	assert_int_equal(st->long_records, 2);
-	assert_true(st->fetched_records > 0);
+	run_job(&o, &res);
+	assert_int_equal(res.rc, 0);
+	assert_true(res.verified);
+	assert_int_equal(res.st.dup_pkts, 0);
+	assert_int_equal(res.st.swaps, 0);
+	assert_int_equal(res.st.long_records, 2);
+	assert_true(res.st.fetched_records > 0);
+	uint64_t abs0 = res.absorbed;
 	assert_true(abs0 > 0);
 	assert_int_equal(job_sw.late_swaps + job_sw.late_fetches + job_sw.reused_seqs +
 	                         job_sw.fetch_replays,
 	                 0);
+	assert_int_equal(job_sw.jobs, 1);
 	/* Swaps let hot keys win more of the array: more absorbed. */
-	uint64_t abs1 = run_job(job_tuples, "3000,1.1,20000,1", ASK_OP_ADD, 0, 50, 99, &st);
-	assert_true(st->swaps > 0);
-	assert_true(abs1 > abs0);
+	o.threshold = 50;
+	run_job(&o, &res);
+	assert_true(res.verified);
+	assert_true(res.st.swaps > 0);
+	assert_true(res.absorbed > abs0);
 }
 
 /*
  * Loss, duplication, delay and reordering of every packet, SWAP and FETCH and their replies
- * included, over several seeds and every operator: the table stays exact, and the switch
- * dropped late SWAPs and FETCHes and replayed kept replies on the way.
+ * included, over several seeds and every operator: the table stays exact and checked, and the
+ * switch dropped late SWAPs and FETCHes and replayed kept replies on the way.
  */
 static void test_model_lossy(void **state)
 {
 	static const uint32_t seeds[] = {99, 1, 2, 3, 4, 5, 6, 7};
-	const struct ask_recv_stats *st;
+	struct job_result res;
 	uint64_t late_swaps = 0, late_fetches = 0, replays = 0, stale_replies = 0;
 
 	(void)state;
 	for (enum ask_op op = ASK_OP_ADD; op <= ASK_OP_MIN; op++) {
 		for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-			run_job(job_tuples, "2000,0.9,8000,3", op, 10, 40, seeds[i], &st);
-			assert_true(st->dup_pkts > 0);
-			assert_true(st->swaps > 0);
-			assert_true(st->fetch_retries > 0);
+			struct job_opts o = {.tuples = job_tuples,
+			                     .zipf = "2000,0.9,8000,3",
+			                     .op = op,
+			                     .loss = 10,
+			                     .threshold = 40,
+			                     .seed = seeds[i]};
+			run_job(&o, &res);
+			assert_int_equal(res.rc, 0);
+			assert_true(res.verified);
+			assert_true(res.st.dup_pkts > 0);
+			assert_true(res.st.swaps > 0);
+			assert_true(res.st.fetch_retries > 0);
 			/* the receiver never reuses a seq, nor asks for a bad slot */
 			assert_int_equal(job_sw.reused_seqs, 0);
 			assert_int_equal(job_sw.bad_ctl, 0);
 			late_swaps += job_sw.late_swaps;
 			late_fetches += job_sw.late_fetches;
 			replays += job_sw.fetch_replays;
-			stale_replies += st->stale_replies;
+			stale_replies += res.st.stale_replies;
 		}
 	}
 	assert_true(late_swaps > 0);
@@ -1427,16 +1684,274 @@ static void test_model_lossy(void **state)
 	assert_true(stale_replies > 0);
 }
 
+/*
+ * Jobs one after the other on one registration (the same model switch, never registered
+ * again), the first sending fewer packets per channel than the window and the later ones
+ * choosing, by chance, the incarnation the switch is at: each BEGINs an incarnation of its own
+ * (the receiver asks for the current one first), the switch starts afresh, every job is exact
+ * and checked. Without BEGIN the second job's first seqs would be repeats (docs/ask.md, Job
+ * lifetime).
+ */
+static void test_model_jobs_one_registration(void **state)
+{
+	struct job_result res;
+	struct job_opts o = {.tuples = "a 1\nb 2\nc 3\n", .zipf = "10,1.0,3,1", .seed = 5};
+
+	(void)state;
+	run_job(&o, &res);
+	assert_true(res.verified);
+	assert_int_equal(job_sw.inc, 77);
+	o.keep_switch = true;
+	o.tuples = job_tuples;
+	o.zipf = "500,1.1,4000,2";
+	o.inc = 77; /* the same first choice: the receiver must take another */
+	run_job(&o, &res);
+	assert_int_equal(res.rc, 0);
+	assert_true(res.verified);
+	assert_int_equal(res.st.dup_pkts, 0);
+	assert_int_not_equal(job_sw.inc, 77);
+	assert_int_equal(job_sw.jobs, 2);
+	o.loss = 10;
+	o.seed = 6;
+	run_job(&o, &res);
+	assert_true(res.verified);
+	assert_int_equal(job_sw.jobs, 3);
+}
+
+/*
+ * The switch restarts mid-job (its task registered afresh, at incarnation 0, a new registration
+ * nonce): what it held is gone. The receiver's next probe finds out and the job fails with the
+ * reason, well within a second; the sender stops on the receiver's ABORT. Never a result.
+ */
+static void test_model_switch_restart(void **state)
+{
+	struct job_result res;
+	struct job_opts o = {
+	        .tuples = job_tuples, .zipf = "2000,0.9,20000,3", .seed = 11, .restart_ms = 40};
+
+	(void)state;
+	run_job(&o, &res);
+	assert_int_equal(res.rc, -ESTALE);
+	assert_non_null(strstr(res.why, "the switch lost the job's state"));
+	assert_true(res.fail_ms < o.restart_ms + 200);
+	assert_int_equal(res.sender_rc, -ECANCELED);
+	assert_true(job_sw.wrong_inc > 0); /* the job's DATA after the restart */
+}
+
+/* A switch that stops answering fails the job once the silence has lasted (2 s here) with
+ * probes sent into it, whatever the senders do meanwhile. */
+static void test_model_switch_gone(void **state)
+{
+	struct job_result res;
+	struct job_opts o = {
+	        .tuples = job_tuples, .zipf = "2000,0.9,20000,3", .seed = 13, .silent_ms = 40};
+
+	(void)state;
+	run_job(&o, &res);
+	assert_int_equal(res.rc, -ETIMEDOUT);
+	assert_non_null(strstr(res.why, "the switch did not answer"));
+	assert_true(res.fail_ms >= o.silent_ms + 2000 && res.fail_ms < o.silent_ms + 3000);
+	assert_int_equal(res.sender_rc, -ECANCELED);
+}
+
+/*
+ * The switch gets one entry wrong: the job completes, but the end-to-end check does not hold
+ * and says so, for add. (For max and min a value one higher may still be no larger than the
+ * key's true extreme: only add's sums see every value.)
+ */
+static void test_model_check_catches(void **state)
+{
+	struct job_result res;
+	struct job_opts o = {
+	        .tuples = job_tuples, .zipf = "300,1.1,5000,4", .seed = 12, .corrupt = true};
+
+	(void)state;
+	run_job(&o, &res);
+	assert_int_equal(res.rc, 0);
+	assert_false(res.verified);
+	assert_non_null(strstr(res.why, "do not add up"));
+}
+
+/* The totals: order-independent, every tuple counted once, the table's add up to them. */
+static void test_totals(void **state)
+{
+	struct ask_totals a, b, all;
+	struct ask_table *t = ask_table_new(ASK_OP_ADD);
+
+	(void)state;
+	ask_totals_init(&a);
+	ask_totals_init(&b);
+	ask_totals_tuple(&a, (const uint8_t *)"k1", 2, 5, false);
+	ask_totals_tuple(&a, (const uint8_t *)"k2", 2, (uint32_t)-7, false);
+	ask_totals_tuple(&b, (const uint8_t *)"k1", 2, 1, false);
+	ask_totals_tuple(&b, (const uint8_t *)"a-long-key", 10, 3, true);
+	ask_totals_init(&all);
+	ask_totals_add(&all, &b);
+	ask_totals_add(&all, &a);
+	assert_int_equal(all.tuples, 4);
+	assert_int_equal(all.long_tuples, 1);
+	assert_int_equal(all.sum, 2);
+	assert_int_equal(all.vmax, 5);
+	assert_int_equal(all.vmin, -7);
+	ask_table_merge(t, (const uint8_t *)"k1", 2, 6);
+	ask_table_merge(t, (const uint8_t *)"k2", 2, (uint32_t)-7);
+	ask_table_merge(t, (const uint8_t *)"a-long-key", 10, 3);
+	struct ask_totals tt;
+	ask_table_totals(t, &tt);
+	assert_int_equal(tt.tuples, 3);
+	assert_int_equal(tt.sum, all.sum);
+	assert_int_equal(tt.ck1, all.ck1);
+	assert_int_equal(tt.ck2, all.ck2);
+	/* A value moved from one key to another keeps the sum but not the checksums. */
+	ask_table_merge(t, (const uint8_t *)"k1", 2, 1);
+	ask_table_merge(t, (const uint8_t *)"k2", 2, (uint32_t)-1);
+	ask_table_totals(t, &tt);
+	assert_int_equal(tt.sum, all.sum);
+	assert_true(tt.ck1 != all.ck1 || tt.ck2 != all.ck2);
+	ask_table_free(t);
+	/* The check says which count is off. */
+	struct ask_recv_stats st = {.tuples_unabsorbed = 2, .long_records = 1};
+	struct ask_switch_counts sw = {.tuples = 3, .absorbed = 1, .held = 0};
+	char why[256];
+	t = ask_table_new(ASK_OP_ADD);
+	ask_table_merge(t, (const uint8_t *)"k1", 2, 6);
+	ask_table_merge(t, (const uint8_t *)"k2", 2, (uint32_t)-7);
+	ask_table_merge(t, (const uint8_t *)"a-long-key", 10, 3);
+	assert_true(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	sw.absorbed = 0;
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	assert_non_null(strstr(why, "the switch absorbed 0"));
+	sw.absorbed = 1, sw.held = 1;
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	assert_non_null(strstr(why, "holds 1 entries"));
+	sw.held = 0, st.long_records = 0;
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	st.long_records = 1;
+	assert_false(ask_job_check(ASK_OP_MAX, &all, t, &st, &sw, why, sizeof(why)));
+	ask_table_free(t);
+}
+
+/*
+ * HELLO without a switch (the receiver begun at once): a sender of another run (its job token)
+ * is refused and stops; the run's own gets the incarnation; a second sender for a channel
+ * already given is refused; a retried HELLO of the same sender is answered again.
+ */
+static void test_hello(void **state)
+{
+	struct ask_rjob_cfg rc = {.task = 3,
+	                          .incarnation = 9,
+	                          .nchan = 2,
+	                          .window = 8,
+	                          .nslots = 4,
+	                          .key_bytes = 8,
+	                          .aa_size = 64,
+	                          .job = 5,
+	                          .rto_ns = MS};
+	struct ask_sjob_cfg sc = {.task = 3,
+	                          .nchan = 2,
+	                          .window = 8,
+	                          .nslots = 4,
+	                          .key_bytes = 8,
+	                          .nonce = 77,
+	                          .job = 6,
+	                          .rto_ns = MS,
+	                          .timeout_ns = 100 * MS};
+	struct ask_rjob *r = ask_rjob_new(&rc);
+	struct ask_tx tx[4];
+	uint8_t out[ASK_MSG_MAX];
+	size_t olen;
+	unsigned chan;
+
+	(void)state;
+	assert_true(ask_rjob_begun(r));
+	/* another run's sender */
+	struct ask_sjob *s = ask_sjob_new(&sc);
+	assert_int_equal(ask_sjob_pump(s, 1, tx, 4), 1);
+	assert_int_equal(tx[0].len, ASK_HELLO_LEN);
+	assert_int_equal(ask_rjob_input(r, NULL, tx[0].buf, tx[0].len, 1, out, &olen, &chan),
+	                 ASK_JRX_REPLY);
+	assert_int_equal(ask_sjob_input(s, out, olen), -EPROTO);
+	assert_non_null(strstr(ask_sjob_error(s), "another job"));
+	ask_sjob_free(s);
+	/* this run's: channels 0 and 1 */
+	sc.job = 5;
+	s = ask_sjob_new(&sc);
+	assert_int_equal(ask_sjob_pump(s, 1, tx, 4), 1);
+	assert_int_equal(ask_rjob_input(r, NULL, tx[0].buf, tx[0].len, 1, out, &olen, &chan),
+	                 ASK_JRX_REPLY);
+	assert_int_equal(ask_sjob_input(s, out, olen), 1);
+	assert_true(ask_sjob_ready(s));
+	assert_int_equal(ask_sjob_incarnation(s), 9);
+	/* its retry (the answer lost) is answered the same */
+	assert_int_equal(ask_rjob_input(r, NULL, tx[0].buf, tx[0].len, 1, out, &olen, &chan),
+	                 ASK_JRX_REPLY);
+	assert_int_equal(out[1] & ASK_F_ERROR, 0);
+	/* another sender of the run for channel 1 */
+	sc.nonce = 78, sc.channel0 = 1, sc.nchan = 1;
+	struct ask_sjob *s2 = ask_sjob_new(&sc);
+	assert_int_equal(ask_sjob_pump(s2, 1, tx, 4), 1);
+	assert_int_equal(ask_rjob_input(r, NULL, tx[0].buf, tx[0].len, 1, out, &olen, &chan),
+	                 ASK_JRX_REPLY);
+	assert_int_equal(ask_sjob_input(s2, out, olen), -EPROTO);
+	assert_non_null(strstr(ask_sjob_error(s2), "another sender of this job"));
+	ask_sjob_free(s2);
+	/* a sender of another shape */
+	sc.nonce = 79, sc.window = 16;
+	s2 = ask_sjob_new(&sc);
+	assert_int_equal(ask_sjob_pump(s2, 1, tx, 4), 1);
+	assert_int_equal(ask_rjob_input(r, NULL, tx[0].buf, tx[0].len, 1, out, &olen, &chan),
+	                 ASK_JRX_REPLY);
+	assert_int_equal(ask_sjob_input(s2, out, olen), -EPROTO);
+	assert_non_null(strstr(ask_sjob_error(s2), "another shape"));
+	ask_sjob_free(s2);
+	ask_sjob_free(s);
+	ask_rjob_free(r);
+}
+
+/* ABORT carries its reason and a text made safe to print. */
+static void test_abort_codec(void **state)
+{
+	uint8_t p[ASK_MSG_MAX];
+	char text[ASK_TEXT_MAX];
+	struct ask_msg m;
+	uint16_t reason;
+
+	(void)state;
+	size_t n = ask_abort_build(p, 3, 44, ASK_ABORT_STATE_LOST, "gone\n\x1b[2J");
+	assert_int_equal(ask_abort_parse(p, n, &m, &reason, text), 0);
+	assert_int_equal(m.task, 3);
+	assert_int_equal(m.incarnation, 44);
+	assert_int_equal(reason, ASK_ABORT_STATE_LOST);
+	assert_string_equal(text, "gone??[2J");
+	assert_int_equal(ask_abort_parse(p, ASK_HDR_LEN - 1, &m, &reason, text), -EINVAL);
+	/* without a NUL: cut at the packet's end */
+	assert_int_equal(ask_abort_parse(p, ASK_HDR_LEN + 2, &m, &reason, text), 0);
+	assert_string_equal(text, "go");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_codec_roundtrip), cmocka_unit_test(test_parse_rejects),
-	        cmocka_unit_test(test_table_ops),       cmocka_unit_test(test_sources),
-	        cmocka_unit_test(test_sender_window),   cmocka_unit_test(test_sender_last),
-	        cmocka_unit_test(test_receiver_dedup),  cmocka_unit_test(test_receiver_merge),
-	        cmocka_unit_test(test_receiver_ctl),    cmocka_unit_test(test_receiver_ctl_seqs),
-	        cmocka_unit_test(test_model_ctl),       cmocka_unit_test(test_model_lossless),
+	        cmocka_unit_test(test_codec_roundtrip),
+	        cmocka_unit_test(test_parse_rejects),
+	        cmocka_unit_test(test_table_ops),
+	        cmocka_unit_test(test_sources),
+	        cmocka_unit_test(test_sender_window),
+	        cmocka_unit_test(test_sender_last),
+	        cmocka_unit_test(test_receiver_dedup),
+	        cmocka_unit_test(test_receiver_merge),
+	        cmocka_unit_test(test_receiver_ctl),
+	        cmocka_unit_test(test_receiver_ctl_seqs),
+	        cmocka_unit_test(test_model_ctl),
+	        cmocka_unit_test(test_model_lossless),
 	        cmocka_unit_test(test_model_lossy),
+	        cmocka_unit_test(test_model_jobs_one_registration),
+	        cmocka_unit_test(test_model_switch_restart),
+	        cmocka_unit_test(test_model_check_catches),
+	        cmocka_unit_test(test_model_switch_gone),
+	        cmocka_unit_test(test_totals),
+	        cmocka_unit_test(test_abort_codec),
+	        cmocka_unit_test(test_hello),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,9 @@
 #     python socket) answers each FETCH of the final drain with an empty FETCH_REPLY, after a
 #     forged one from another socket of the same host (the same seq, slot and copy, carrying the
 #     record "forged" = 1000) sent first, once per seq (not for a retry, whose forged reply could
-#     come after the receiver's report); the receiver must count every forged reply as a stray
-#     and write exactly the words sent (1000 words, each once), without "forged".
+#     come after the receiver's report), and answers BEGIN as a switch that passed all 1000
+#     tuples on; the receiver must count every forged reply as a stray and write exactly the
+#     words sent (1000 words, each once), without "forged", its end-to-end check holding.
 # Window 2 keeps job 1 at about a second or more, bound by loopback round trips rather than by
 # the CPU, so the forged ACKs arrive while it runs. Usage: test_strays.sh BUILD_DIR
 set -euo pipefail
@@ -108,12 +109,23 @@ fake.bind(("127.0.0.1", 0))
 with open(sys.argv[1] + ".port", "w") as f:
     f.write("%d\n" % sw.getsockname()[1])
 forged = set()  # FETCH seqs answered with a forged reply: once each, not again for a retry
+inc = 0  # the task's incarnation, as BEGIN makes it (docs/ask.md, Job lifetime)
 while True:
     b, addr = sw.recvfrom(2048)
     if len(b) < 24:
         continue
     typ, _, task, ch, ns, kb, seq, sel, start, count = struct.unpack(HDR, b[:24])
-    if typ == 3:  # SWAP: done, the copy asked for now active
+    if typ == 7:  # BEGIN: N from E, or a probe; the counts of a switch that passed every tuple
+        want, expect, err = count >> 16, count & 0xFFFF, 0
+        if inc != want:
+            if inc == expect and want != expect:
+                inc = want
+            else:
+                err = 1
+        info = struct.pack(">IBBBBHHIIQQQI", 0x5EED, err, 0, 0, 0, 1, 0, 64, 4096, 1000, 0, 0, 1)
+        sw.sendto(struct.pack(HDR, 8, 0x80 if err else 0, task, ch, ns, kb, seq, sel, start,
+                              inc << 16) + info, addr)
+    elif typ == 3:  # SWAP: done, the copy asked for now active
         sw.sendto(struct.pack(HDR, 4, 0, task, ch, ns, kb, seq, sel, 0, 0), addr)
     elif typ == 5:  # FETCH: a forged reply first, then the switch's own (the copy is empty)
         if seq not in forged:
@@ -144,6 +156,7 @@ assert rx["strays"] == forged, "strays %d, forged replies %d" % (rx["strays"], f
 table = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[3]))
 want = {w.strip(): "1" for w in open(sys.argv[4])}
 assert "forged" not in table, "the forged record is in the table"
+assert rx["verified"] is True, rx
 assert table == want, "the table is not the words sent (%d rows, %d words)" % (len(table), len(want))
 PY
 echo "PASS: 50 forged ACKs ignored and counted with --ack-from; ACKs from another address taken by default; forged FETCH_REPLYs ignored and counted by the receiver"

@@ -40,9 +40,10 @@ int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool
 	m->pool = pool;
 	m->nslots = nslots;
 	m->agtr = calloc(nslots, sizeof(*m->agtr));
+	m->init = calloc(nslots, sizeof(*m->init));
 	m->used = calloc(pool, 1);
 	m->orig = calloc(pool, 1);
-	if (!m->agtr || !m->used || !m->orig) {
+	if (!m->agtr || !m->init || !m->used || !m->orig) {
 		atp_map_fini(m);
 		return -ENOMEM;
 	}
@@ -56,6 +57,7 @@ int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool
 		m->used[a] = 1;
 		m->orig[a] = 1;
 		m->agtr[s] = (uint16_t)a;
+		m->init[s] = (uint16_t)a;
 	}
 	return 0;
 }
@@ -63,6 +65,7 @@ int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool
 void atp_map_fini(struct atp_map *m)
 {
 	free(m->agtr);
+	free(m->init);
 	free(m->used);
 	free(m->orig);
 	free(m->fifo);

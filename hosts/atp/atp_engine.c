@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The ATP worker engine (atp_engine.h): one thread and one AF_PACKET socket per thread id, each
- * thread sending its share of the tensor in chunks of at most 65535 packets (one key each), with
- * ATP's window (seq s + W reuses s's aggregator, so it waits for s's ACK), resends on gaps and
- * timeouts, collision re-pointing and optional AIMD on ECN (wire behaviour: docs/atp.md).
+ * The ATP worker engine (atp_engine.h): one thread and one socket per thread id, each thread
+ * sending its share of the tensor in chunks of at most 65535 packets (one key each), with ATP's
+ * window (seq s + W reuses s's aggregator, so it waits for s's ACK), resends on gaps and timeouts,
+ * collision re-pointing and optional AIMD on ECN (wire behaviour: docs/atp.md). Before its first
+ * frame the worker JOINs its app's job and waits for the PS's ANNOUNCE (atp_session.h); its keys
+ * carry that job. With verify, each job's checksums (atp_engine_verify).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/random.h>
+
 #include "atp_engine.h"
+#include "atp_check.h"
+#include "atp_session.h"
 #include "atp_sock.h"
 #include "host_rtt.h"
 
@@ -25,12 +31,20 @@
  * stall timeout is at most 16 --timeout-ms. */
 #define ATP_BACKOFF_SHIFT_MAX 4u
 
+/* A call's chunk index (chunk * threads + t) takes the low 20 bits of a key's low half, the call
+ * number (modulo 4096) the 12 above: keys differ between the calls a PS remembers (two). */
+#define ATP_KEY_CHUNK_BITS 20u
+
 struct atp_ethread {
 	struct atp_engine *e;
 	unsigned t;
 	struct hx_sock *s; /* this thread's socket of e->hx */
 	uint64_t first, n; /* this thread's share of the tensor */
 	struct atp_engine_stats st;
+	struct atp_ck ck;
+	uint32_t job;        /* the job its sends carry now */
+	bool acked;          /* it took an ACK of that job (and so told e->mem) */
+	uint64_t taken;      /* packets it took results for (progress) */
 	struct host_rtt rt;  /* through the switch: seqs ACKed at their first send, no isResend */
 	struct host_rtt rec; /* ... through the PS: resent seqs, from their first resend */
 	pthread_t tid;
@@ -47,7 +61,19 @@ struct atp_engine {
 	const float *fin;
 	float *fout;
 	int is_float;
-	uint64_t job;
+	unsigned call;  /* calls so far: the key's bits above the chunk index */
+	int verify;     /* checksums on (atp_engine_set_verify) */
+	int all_floats; /* every packet as raw floats (the check's own call) */
+	/* the job (atp_session.h): e->mem under jlock; e->job, the job the threads send, follows
+	 * it (written by thread 0 only) */
+	pthread_mutex_t jlock;
+	struct atp_member mem;
+	_Atomic uint32_t job;
+	_Atomic int acked;          /* e->mem.acked, for the JOINs' state */
+	_Atomic uint64_t job_ns;    /* when the worker took it */
+	_Atomic uint64_t join_ns;   /* the last JOIN sent (any thread) */
+	_Atomic uint64_t joins;     /* JOINs sent */
+	_Atomic uint64_t jobs_seen; /* jobs taken (more than one: it moved before any ACK) */
 	_Atomic uint64_t done_pkts;
 	uint64_t total_pkts;
 	_Atomic int failed;
@@ -102,11 +128,52 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool resend)
+/* The 62 values of seq as this worker sends them: int32 (float32 scaled), or raw floats when
+ * one does not fit the int32 sum (true: the overflow flag). n: the valid ones. */
+static bool seq_values(struct atp_ethread *th, const struct chunk *c, uint32_t seq, uint8_t *vb,
+                       int32_t *q, unsigned *np)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
 	uint64_t off = c->base + (uint64_t)(seq - 1) * ATP_VALUES;
 	unsigned n = (unsigned)(c->len - (uint64_t)(seq - 1) * ATP_VALUES);
+
+	if (n > ATP_VALUES)
+		n = ATP_VALUES;
+	*np = n;
+	if (th->e->all_floats) {
+		/* The check's own call: raw floats, which the switch passes to the PS untouched. */
+		if (vb)
+			atp_floats_put(vb, th->e->fin + off, n);
+		return true;
+	}
+	if (!th->e->is_float) {
+		for (unsigned i = 0; i < n; i++)
+			q[i] = th->e->iin[off + i];
+		for (unsigned i = n; i < ATP_VALUES; i++)
+			q[i] = 0;
+	} else if (atp_float_scale(th->e->fin + off, n, o->cli.scale, o->cli.workers, q)) {
+		/* Does not fit the int32 sum: raw floats, summed by the PS. */
+		if (vb)
+			atp_floats_put(vb, th->e->fin + off, n);
+		return true;
+	}
+	if (vb)
+		atp_values_put(vb, q, ATP_VALUES);
+	return false;
+}
+
+uint32_t atp_random_u32(void)
+{
+	uint32_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (uint32_t)(now_ns() ^ (uint64_t)getpid() << 20);
+	return v ? v : 1;
+}
+
+static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool resend)
+{
+	const struct atp_engine_cfg *o = &th->e->cfg;
 	uint32_t slot = th->t * o->cli.window + (seq - 1) % o->cli.window;
 	struct atp_pkt h = {
 	        .bitmap = 1u << o->id,
@@ -119,22 +186,15 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 	};
 	uint8_t vb[ATP_VALUES * 4], f[ATP_FRAME_LEN];
 	int32_t q[ATP_VALUES];
+	unsigned n;
 
-	if (n > ATP_VALUES)
-		n = ATP_VALUES;
 	h.agtr = atp_map_get(&th->e->map, slot);
 	h.agtr2 = (uint16_t)(h.agtr + ATP_AGTR_MAX);
 	if (resend)
 		h.flag |= ATP_F_RESEND;
-	if (!th->e->is_float) {
-		atp_values_put(vb, th->e->iin + off, n);
-	} else if (atp_float_scale(th->e->fin + off, n, o->cli.scale, o->cli.workers, q)) {
-		/* Does not fit the int32 sum: raw floats, summed by the PS. */
-		atp_floats_put(vb, th->e->fin + off, n);
+	if (seq_values(th, c, seq, vb, q, &n)) {
 		h.flag |= ATP_F_OVERFLOW;
 		th->st.ovf_pkts++;
-	} else {
-		atp_values_put(vb, q, ATP_VALUES);
 	}
 	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
 	if (hx_send(th->s, f, sizeof(f)) < 0)
@@ -146,6 +206,34 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 		if (c->tries[seq] <= ATP_BACKOFF_SHIFT_MAX)
 			c->tries[seq]++;
 	}
+}
+
+/*
+ * The checksums of seq's result (before take_result() writes it: in and out may be one buffer):
+ * an int32 result is summed with what this worker sent as int32 words; a float result (a packet of
+ * some worker went as floats, summed by the PS) is not covered.
+ */
+static void ck_take(struct atp_ethread *th, const struct chunk *c, const struct atp_pkt *h,
+                    const uint8_t *vb)
+{
+	int32_t mine[ATP_VALUES], got[ATP_VALUES];
+	unsigned n;
+	bool sent_floats = seq_values(th, c, h->seq, NULL, mine, &n);
+
+	if (h->flag & ATP_F_OVERFLOW) {
+		th->ck.uncovered++;
+		return;
+	}
+	if (sent_floats) {
+		th->ck.mixed++;
+		return;
+	}
+	atp_values_get(vb, got, n);
+	atp_ck_add(th->ck.sent, mine, n, c->key, h->seq);
+	atp_ck_add(th->ck.got, got, n, c->key, h->seq);
+	for (unsigned i = 0; i < n; i++)
+		th->ck.rails += atp_on_rail(got[i]);
+	th->ck.covered++;
 }
 
 static void take_result(struct atp_ethread *th, struct chunk *c, const struct atp_pkt *h,
@@ -232,6 +320,78 @@ static uint64_t recovery_rto(const struct atp_ethread *th, const struct chunk *c
 	return (rto < lo ? lo : rto) << (c->tries[seq] - 1);
 }
 
+/* This worker's JOIN (any thread may send it), at most one per ivl_ms over all threads. */
+static void maybe_join(struct atp_ethread *th, uint64_t now, unsigned ivl_ms)
+{
+	struct atp_engine *e = th->e;
+	uint64_t last = atomic_load(&e->join_ns);
+	struct atp_join j = {.app = (uint16_t)e->cfg.cli.app,
+	                     .id = (uint8_t)e->cfg.id,
+	                     .workers = (uint8_t)e->cfg.cli.workers,
+	                     .nonce = e->mem.nonce};
+	uint8_t f[ATP_FRAME_LEN];
+
+	if (last && now - last < (uint64_t)ivl_ms * 1000000ull)
+		return;
+	if (!atomic_compare_exchange_strong(&e->join_ns, &last, now))
+		return;
+	j.job = atomic_load(&e->job);
+	j.state = !j.job                   ? ATP_JOIN_WAITING
+	          : atomic_load(&e->acked) ? ATP_JOIN_RUNNING
+	                                   : ATP_JOIN_STARTED;
+	atp_join_build(f, &j);
+	if (hx_send(th->s, f, sizeof(f)) == 0)
+		atomic_fetch_add(&e->joins, 1);
+}
+
+/* An ANNOUNCE (thread 0 receives them): take the job, move to another, or fail. */
+static void on_announce(struct atp_ethread *th, const struct atp_pkt *h, const uint8_t *vb,
+                        uint64_t now)
+{
+	struct atp_engine *e = th->e;
+	uint32_t job, nonces[ATP_MAX_WORKERS], old;
+	enum atp_ann r;
+
+	if (atp_announce_parse(h, vb, &job, nonces) < 0)
+		return;
+	pthread_mutex_lock(&e->jlock);
+	old = e->mem.job;
+	r = atp_member_announce(&e->mem, job, nonces, h->num_worker);
+	pthread_mutex_unlock(&e->jlock);
+	if (r == ATP_ANN_TAKE) {
+		atomic_store(&e->job_ns, now);
+		atomic_store(&e->job, job);
+		atomic_fetch_add(&e->jobs_seen, 1);
+	} else if (r == ATP_ANN_SUPERSEDED) {
+		set_error(e,
+		          "job %u superseded by job %u (another run of app %u started): the switch "
+		          "takes only the new job's frames now",
+		          old, job, e->cfg.cli.app);
+		atomic_store(&e->failed, 1);
+	}
+}
+
+/*
+ * The first ACK a thread takes in its job tells the member state (under jlock): from then on the
+ * job cannot move to another. False if the job is moving (an ANNOUNCE came first): the ACK is
+ * of the job being left, and is not taken.
+ */
+static bool first_ack(struct atp_ethread *th)
+{
+	struct atp_engine *e = th->e;
+	bool ok;
+
+	pthread_mutex_lock(&e->jlock);
+	ok = e->mem.job == th->job;
+	if (ok) {
+		e->mem.acked = true;
+		atomic_store(&e->acked, 1);
+	}
+	pthread_mutex_unlock(&e->jlock);
+	th->acked = ok;
+	return ok;
+}
+
 static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, size_t len,
                    uint64_t now)
 {
@@ -242,7 +402,12 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 
 	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->cli.app)
 		return;
-	if (h.key != c->key || h.seq == 0 || h.seq > c->npk || h.seq >= c->next) {
+	if (h.seq == 0) {
+		if (th->t == 0)
+			on_announce(th, &h, f + ATP_OFF_VALUES, now);
+		return;
+	}
+	if (h.key != c->key || h.seq > c->npk || h.seq >= c->next) {
 		th->st.stale++;
 		return;
 	}
@@ -250,7 +415,14 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 		th->st.dup_acks++;
 		return;
 	}
+	if (!th->acked && !first_ack(th)) {
+		th->st.stale++;
+		return;
+	}
+	if (th->e->verify)
+		ck_take(th, c, &h, f + ATP_OFF_VALUES);
 	take_result(th, c, &h, f + ATP_OFF_VALUES);
+	th->taken++;
 	if (now > c->sent_ns[h.seq] && !(h.flag & ATP_F_COLLISION) && c->tries[h.seq] == 1)
 		host_rtt_sample(&th->rec, now - c->sent_ns[h.seq]);
 	else if (now > c->sent_ns[h.seq] && !(h.flag & (ATP_F_COLLISION | ATP_F_RESEND)) &&
@@ -324,7 +496,13 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	c->last_ack_ns = now_ns();
 	pump(th, c);
 	while (c->cum < c->npk && !atomic_load(&th->e->failed)) {
-		int r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
+		int r;
+
+		if (atomic_load(&th->e->job) != th->job) {
+			rc = -EAGAIN; /* the worker moved to another job before any ACK */
+			break;
+		}
+		r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
 
 		if (r < 0) {
 			rc = r;
@@ -362,13 +540,20 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 					th->st.timeouts++;
 				}
 			}
+			/* A job with no ACK at all (a member may be dead: a JOIN keeps this worker
+			 * counted, so that the job can form again without it), or stalled (the
+			 * switch may have restarted: the PS's ANNOUNCE names the job there again).
+			 */
+			if (!atomic_load(&th->e->acked)
+			            ? now - atomic_load(&th->e->job_ns) >= ATP_QUIET_MS * 1000000ull
+			            : now - c->last_ack_ns >= stall_rto(th))
+				maybe_join(th, now, ATP_HEARTBEAT_MS);
 			if (now - c->last_ack_ns > (uint64_t)o->give_up_s * 1000000000ull) {
 				set_error(th->e,
-				          "thread %u: no ACK for %u s (key %" PRIu64 ", %u of %u "
-				          "packets acknowledged); are the switch's app, the "
-				          "parameter "
-				          "server and all %u workers up?",
-				          th->t, o->give_up_s, c->key, c->cum, c->npk,
+				          "thread %u: no ACK for %u s (job %u, key %#" PRIx64
+				          ", %u of %u packets acknowledged); are the switch's app, "
+				          "the parameter server and all %u workers up?",
+				          th->t, o->give_up_s, th->job, c->key, c->cum, c->npk,
 				          o->cli.workers);
 				rc = -ETIMEDOUT;
 				break;
@@ -385,30 +570,113 @@ out:
 	return rc;
 }
 
+/* Thread 0 before the job: JOIN every ATP_JOIN_MS until an ANNOUNCE lists this worker. */
+static int join_job(struct atp_ethread *th)
+{
+	struct atp_engine *e = th->e;
+	const uint8_t *frames[HX_BATCH];
+	uint16_t lens[HX_BATCH];
+	uint64_t t0 = now_ns(), now = t0;
+
+	while (!atomic_load(&e->job) && !atomic_load(&e->failed)) {
+		int r;
+
+		maybe_join(th, now, ATP_JOIN_MS);
+		r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
+		if (r < 0)
+			return r;
+		now = now_ns();
+		for (int i = 0; i < r; i++) {
+			struct atp_pkt h;
+
+			if (atp_frame_parse(frames[i], lens[i], &h) == 0 && h.seq == 0 &&
+			    (h.flag & ATP_F_ACK) && h.app == e->cfg.cli.app)
+				on_announce(th, &h, frames[i] + ATP_OFF_VALUES, now);
+		}
+		if (now - t0 > (uint64_t)e->cfg.give_up_s * 1000000000ull) {
+			set_error(e,
+			          "no job for app %u within %u s: its parameter server (atp-ps, PS "
+			          "index 0) names one once all %u workers have JOINed within %u ms "
+			          "of each other; are the switch's app, the PS and all %u workers "
+			          "up?",
+			          e->cfg.cli.app, e->cfg.give_up_s, e->cfg.cli.workers, ATP_LIVE_MS,
+			          e->cfg.cli.workers);
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+/* Thread 0 once its own chunks are done: ANNOUNCEs while the other threads run. */
+static void watch_job(struct atp_ethread *th)
+{
+	struct atp_engine *e = th->e;
+	const uint8_t *frames[HX_BATCH];
+	uint16_t lens[HX_BATCH];
+
+	while (atomic_load(&e->finished) + 1 < e->cfg.cli.threads && !atomic_load(&e->failed)) {
+		int r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
+		uint64_t now = now_ns();
+
+		for (int i = 0; i < r; i++) {
+			struct atp_pkt h;
+
+			if (atp_frame_parse(frames[i], lens[i], &h) == 0 && h.seq == 0 &&
+			    (h.flag & ATP_F_ACK) && h.app == e->cfg.cli.app)
+				on_announce(th, &h, frames[i] + ATP_OFF_VALUES, now);
+		}
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	struct atp_ethread *th = arg;
 	struct atp_engine *e = th->e;
 	const struct atp_engine_cfg *o = &e->cfg;
 	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
-	uint64_t k = 0;
+	const uint32_t slot0 = th->t * o->cli.window;
+	int rc = 0;
 
-	for (uint64_t off = 0; off < th->n && !atomic_load(&e->failed); off += per, k++) {
-		/* Unique per (job, thread, chunk) and the same on every worker of the app. */
+	if (th->t == 0 && !atomic_load(&e->job))
+		rc = join_job(th);
+	while (!rc && !atomic_load(&e->job) && !atomic_load(&e->failed))
+		usleep(1000);
+again:
+	th->job = atomic_load(&e->job);
+	th->acked = false;
+	memset(&th->ck, 0, sizeof(th->ck));
+	atomic_fetch_sub(&e->done_pkts, th->taken);
+	th->taken = 0;
+	for (uint64_t off = 0, k = 0; !rc && off < th->n && !atomic_load(&e->failed);
+	     off += per, k++) {
+		/* Unique per (job, call, thread, chunk) and the same on every worker of the app. */
 		struct chunk c = {
-		        .key = e->job << 32 | (k * o->cli.threads + th->t),
+		        .key = (uint64_t)th->job << 32 |
+		               (uint64_t)(e->call & 0xfffu) << ATP_KEY_CHUNK_BITS |
+		               (k * o->cli.threads + th->t),
 		        .base = th->first + off,
 		        .len = (uint32_t)(th->n - off < per ? th->n - off : per),
 		};
-		int rc = run_chunk(th, &c);
 
-		if (rc < 0) {
-			if (rc != -ETIMEDOUT)
-				set_error(e, "thread %u: %s", th->t, strerror(-rc));
-			atomic_store(&e->failed, 1);
-			break;
+		rc = run_chunk(th, &c);
+		if (rc == -EAGAIN) {
+			/* Another job before any ACK: start again under it, with the slots as the
+			 * PS's new job has them (as first mapped). */
+			for (uint32_t s = 0; s < o->cli.window; s++)
+				atp_map_restore(&e->map, slot0 + s);
+			rc = 0;
+			goto again;
 		}
 	}
+	if (rc < 0 && !atomic_load(&e->failed)) {
+		if (rc != -ETIMEDOUT)
+			set_error(e, "thread %u: %s", th->t, strerror(-rc));
+		atomic_store(&e->failed, 1);
+	} else if (rc < 0) {
+		atomic_store(&e->failed, 1);
+	}
+	if (th->t == 0)
+		watch_job(th);
 	atomic_fetch_add(&e->finished, 1);
 	return NULL;
 }
@@ -425,6 +693,12 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 	}
 	e->cfg = *cfg;
 	pthread_mutex_init(&e->errlock, NULL);
+	pthread_mutex_init(&e->jlock, NULL);
+	/* This process's nonce: JOINs and ANNOUNCEs name the worker by it. */
+	e->mem.nonce = atp_random_u32();
+	e->mem.id = cfg->id;
+	e->mem.workers = cfg->cli.workers;
+	e->verify = 1;
 	if (!cfg->cli.dev || !cfg->cli.workers || cfg->cli.workers > ATP_MAX_WORKERS ||
 	    cfg->id >= cfg->cli.workers || !cfg->cli.app || !cfg->cli.threads ||
 	    cfg->cli.threads > ATP_THREADS_PER_APP || !cfg->cli.window || !cfg->cli.nps ||
@@ -471,6 +745,7 @@ void atp_engine_destroy(struct atp_engine *e)
 	free(e->th);
 	atp_map_fini(&e->map);
 	pthread_mutex_destroy(&e->errlock);
+	pthread_mutex_destroy(&e->jlock);
 	free(e);
 }
 
@@ -495,23 +770,26 @@ static void stats_add(struct atp_engine_stats *sum, const struct atp_engine_stat
 	sum->ovf_pkts += s->ovf_pkts;
 	sum->ovf_acks += s->ovf_acks;
 	sum->packets += s->packets;
+	sum->checked += s->checked;
+	sum->unchecked += s->unchecked;
 	sum->seconds += s->seconds;
 	if (s->min_cwnd && (!sum->min_cwnd || s->min_cwnd < sum->min_cwnd))
 		sum->min_cwnd = s->min_cwnd;
 }
 
 int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64_t count,
-                         int is_float, uint64_t job, struct atp_engine_stats *st,
-                         atp_progress_fn progress, void *arg)
+                         int is_float, struct atp_engine_stats *st, atp_progress_fn progress,
+                         void *arg)
 {
 	const struct atp_engine_cfg *o = &e->cfg;
+	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
 	struct atp_engine_stats sum = {0};
 	unsigned started = 0, threads = o->cli.threads;
 	uint64_t t0 = now_ns();
 	int rc = 0;
 
-	if (job > UINT32_MAX) {
-		set_error(e, "job %" PRIu64 " does not fit the 32 bits of a key", job);
+	if ((count / threads / per + 1) * threads >= 1u << ATP_KEY_CHUNK_BITS) {
+		set_error(e, "%" PRIu64 " elements are more than one call's keys can name", count);
 		return -EINVAL;
 	}
 	e->is_float = is_float;
@@ -519,7 +797,6 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 	e->fin = in;
 	e->iout = out;
 	e->fout = out;
-	e->job = job;
 	e->total_pkts = 0;
 	atomic_store(&e->done_pkts, 0);
 	atomic_store(&e->failed, 0);
@@ -529,6 +806,7 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 
 		th->first = count * t / threads;
 		th->n = count * (t + 1) / threads - th->first;
+		th->taken = 0;
 		memset(&th->st, 0, sizeof(th->st));
 		th->st.min_cwnd = o->cli.window;
 		e->total_pkts += (th->n + ATP_VALUES - 1) / ATP_VALUES;
@@ -553,12 +831,69 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 	for (unsigned t = 0; t < started; t++) {
 		pthread_join(e->th[t].tid, NULL);
 		stats_add(&sum, &e->th[t].st);
+		sum.checked += e->th[t].ck.covered;
+		sum.unchecked += e->th[t].ck.uncovered;
 	}
+	e->call++;
 	sum.packets = e->total_pkts;
 	sum.seconds = (double)(now_ns() - t0) / 1e9;
 	if (st)
 		stats_add(st, &sum);
 	if (!rc && atomic_load(&e->failed))
-		rc = strstr(e->errmsg, "no ACK") ? -ETIMEDOUT : -EIO;
+		rc = strstr(e->errmsg, "no ACK") || strstr(e->errmsg, "no job") ? -ETIMEDOUT : -EIO;
 	return rc;
+}
+
+void atp_engine_set_verify(struct atp_engine *e, int on)
+{
+	e->verify = on;
+}
+
+uint32_t atp_engine_job(const struct atp_engine *e)
+{
+	return atomic_load(&e->job);
+}
+
+void atp_engine_job_stats(const struct atp_engine *e, uint64_t *joins, uint64_t *jobs)
+{
+	*joins = atomic_load(&e->joins);
+	*jobs = atomic_load(&e->jobs_seen);
+}
+
+int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *msg, size_t len)
+{
+	struct atp_ck ck = {{0}};
+	int32_t v[6];
+	float x[6];
+	int rc, on = e->verify;
+
+	for (unsigned t = 0; t < e->cfg.cli.threads; t++) {
+		const struct atp_ck *c = &e->th[t].ck;
+
+		for (unsigned k = 0; k < 2; k++) {
+			ck.sent[k] += c->sent[k];
+			ck.got[k] += c->got[k];
+		}
+		ck.covered += c->covered;
+		ck.rails += c->rails;
+		ck.mixed += c->mixed;
+	}
+	atp_ck_words(&ck, v);
+	for (unsigned i = 0; i < 6; i++)
+		x[i] = (float)v[i];
+	/* As raw floats (the overflow flag): the switch passes them to the PS untouched, so no
+	 * aggregator's state, not even a late duplicate's claim of the same seq, can join the
+	 * check; the PS sums them exactly (32 halves of 16 bits stay below 2^24). */
+	e->verify = 0;
+	e->all_floats = 1;
+	rc = atp_engine_allreduce(e, x, x, 6, 1, st, NULL, NULL);
+	e->all_floats = 0;
+	e->verify = on;
+	if (rc < 0) {
+		snprintf(msg, len, "result check: %s", atp_engine_error(e));
+		return rc;
+	}
+	for (unsigned i = 0; i < 6; i++)
+		v[i] = (int32_t)lrintf(x[i]);
+	return atp_ck_verdict(&ck, v, e->cfg.cli.workers, msg, len);
 }

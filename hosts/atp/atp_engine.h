@@ -6,6 +6,13 @@
  * (frames to 05:04:03:02:01:<t'>, ACKs at 77:77:77:77:77:<t'>, t' = t + 20 (app - 1)); each
  * thread takes an even share of the tensor. Used by atp-worker and libinswitch-host.
  *
+ * The job (docs/atp.md, Job lifetime): before the first frame of its first call, the engine's
+ * thread 0 JOINs the app's job (a random nonce of this process) and waits, up to give_up_s, for
+ * the PS's ANNOUNCE listing it; every key then carries the job the PS named (job << 32 | call
+ * << 20 | chunk * threads + thread), and every later call of the engine runs in the same job. A
+ * job that moves before any ACK (it formed with a worker that is gone) is followed; one that
+ * moves after an ACK fails the call ("superseded").
+ *
  * int functions return 0 or -errno; the text is in atp_engine_error(). After a failure the
  * engine is not reusable (its workers' sequences have diverged): destroy it.
  */
@@ -34,7 +41,9 @@ struct atp_engine_stats {
 	uint64_t srtt_ns, rec_srtt_ns; /* round trips through the switch, the PS (largest thread) */
 	uint64_t ovf_pkts, ovf_acks;   /* float32 packets sent as floats, results that came so */
 	unsigned min_cwnd;
-	uint64_t cwnd_sum; /* window after each ACK, summed: mean = cwnd_sum / acks */
+	uint64_t cwnd_sum;  /* window after each ACK, summed: mean = cwnd_sum / acks */
+	uint64_t checked;   /* verify: packets whose int32 results the checksums cover */
+	uint64_t unchecked; /* ... whose results came as floats (not covered) */
 	double seconds;
 };
 
@@ -49,28 +58,35 @@ typedef void (*atp_progress_fn)(void *arg, uint64_t acked, uint64_t total);
 /*
  * out[0..count) := the sum over the app's workers of in (int32, or float32 scaled by
  * cfg.cli.scale, raw floats where a value does not fit). in and out may be the same buffer.
- * Tensor keys are job << 32 | (chunk * threads + thread): every worker passes the same job,
- * and a parameter server answers a key it has seen from memory, so each call of a run needs a
- * new job (job < 2^32). Stats are added to *st (may be NULL); progress (may be NULL) is called
- * about once a second. -ETIMEDOUT after give_up_s without an ACK.
+ * Every worker of the app makes the same calls. Stats are added to *st (may be NULL); progress
+ * (may be NULL) is called about once a second. -ETIMEDOUT after give_up_s without an ACK (or
+ * without a job).
  */
 int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64_t count,
-                         int is_float, uint64_t job, struct atp_engine_stats *st,
-                         atp_progress_fn progress, void *arg);
+                         int is_float, struct atp_engine_stats *st, atp_progress_fn progress,
+                         void *arg);
+
+/*
+ * Checksums (on by default): each call sums, modulo 2^32, the int32 words this worker sent and
+ * the int32 results it took, plainly and weighted by an odd weight per (key, seq, position), over
+ * the packets whose result came back as int32 (a float32 packet sent as raw floats, and so its
+ * result, is not covered: stats.unchecked). atp_engine_verify() then allreduces what every
+ * worker sent (an int32 call of 6 values, in 16-bit halves, which cannot saturate) and compares
+ * the sum with what this worker got: 0, or -EBADMSG with msg saying why: "saturated" where a
+ * result element sits at an int32 rail (the switch's add clamps), "wrong" otherwise. A job whose
+ * results are the sums always passes; any other fails but by the chance of a 32-bit coincidence
+ * (see docs/atp.md). Another error of the check's own call: its -errno.
+ */
+void atp_engine_set_verify(struct atp_engine *e, int on);
+int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *msg, size_t len);
+
+/* The job the worker runs (0 before its first call); JOINs it sent, jobs it took. */
+uint32_t atp_engine_job(const struct atp_engine *e);
+void atp_engine_job_stats(const struct atp_engine *e, uint64_t *joins, uint64_t *jobs);
+/* A random non-zero 32-bit number (getrandom(), else the clock and pid). */
+uint32_t atp_random_u32(void);
 const char *atp_engine_error(const struct atp_engine *e);
 /* "xdp" or "socket": the transport its sockets use. */
 const char *atp_engine_transport(const struct atp_engine *e);
-
-/*
- * A job's start on the switch, through its control socket at path, before any frame of the job
- * (docs/atp.md, Job lifetime). Worker 0 (id 0) frees every aggregator the app holds and names
- * the job ('atp app reset APP job J'; *freed says how many); every other worker waits, polling
- * 'atp app show APP' every 20 ms for up to wait_s, until the switch names job J: then worker 0
- * has reset, and no worker of the job sends before the reset. Each run of an app needs its own
- * job number (as the PS's memory does): a worker that finds J named by an earlier run does not
- * wait. 0, or -errno with err set (-ETIMEDOUT: worker 0 never started the job).
- */
-int atp_job_start(const char *path, unsigned app, unsigned id, uint32_t job, unsigned wait_s,
-                  uint32_t *freed, char *err, size_t errlen);
 
 #endif

@@ -34,6 +34,7 @@ struct atp_map {
 	uint32_t pool;
 	uint32_t nslots;
 	uint16_t *agtr; /* per slot */
+	uint16_t *init; /* per slot: as first mapped */
 	uint8_t *used;  /* per aggregator: 1 if some slot points at it */
 	uint8_t *orig;  /* per aggregator: 1 if the initial mapping used it */
 	uint32_t *fifo; /* PS only: free aggregators handed out by collision ACKs, FIFO order */
@@ -47,6 +48,12 @@ void atp_map_fini(struct atp_map *m);
 static inline uint16_t atp_map_get(const struct atp_map *m, uint32_t slot)
 {
 	return m->agtr[slot % m->nslots];
+}
+/* Slot back to its first aggregator (a worker moving to a new job, where the PS starts afresh);
+ * touches only the slot. */
+static inline void atp_map_restore(struct atp_map *m, uint32_t slot)
+{
+	m->agtr[slot % m->nslots] = m->init[slot % m->nslots];
 }
 /* Re-point slot to agtr unless out of range or in use (ATP's client/p4ml_manager.cc rule). */
 bool atp_map_repoint(struct atp_map *m, uint32_t slot, uint32_t agtr);

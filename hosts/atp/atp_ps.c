@@ -5,7 +5,8 @@
  * flushes, overflow floats) without double counting, ACKs each complete seq to
  * 77:77:77:77:77:<t'> through the switch (which frees the aggregator and multicasts the ACK to the
  * app's workers), hands a new aggregator to a slot whose seq collided, and answers resends of
- * complete seqs again.
+ * complete seqs again. PS index 0 also forms the app's jobs (atp_session.h): its thread 0 answers
+ * the workers' JOINs with the ANNOUNCE of the job they run, which names it on the switch too.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atp_engine.h"
 #include "atp_host.h"
+#include "atp_session.h"
 #include "host_args.h"
 #include "atp_sock.h"
 
@@ -43,7 +46,11 @@ struct opts {
 	X(seqs_merged, "seqs completed by the PS's own merging")          \
 	X(tensors, "tensors complete")                                    \
 	X(bad, "malformed or out-of-range packets")                       \
-	X(other, "frames of other apps or ACKs")
+	X(other, "frames of other apps or ACKs")                          \
+	X(other_job, "packets of another job than the current one")       \
+	X(joins, "JOINs received")                                        \
+	X(announces, "ANNOUNCEs sent")                                    \
+	X(jobs, "jobs formed (or adopted, after a restart)")
 
 struct ps_stats {
 #define X(n, d) uint64_t n;
@@ -56,6 +63,12 @@ struct ps {
 	struct atp_map map;
 	pthread_mutex_t map_lock; /* reassignments only: rare */
 	_Atomic unsigned tensors;
+	/* PS index 0: the jobs (thread 0's); job, read by every thread, follows former.job */
+	struct atp_former former;
+	_Atomic uint32_t job;
+	/* No job formed here (none yet, or one adopted from the workers): where their slots point
+	 * is unknown, so collision ACKs hand out no aggregator. */
+	_Atomic int no_reassign;
 };
 
 struct ps_thread {
@@ -105,6 +118,61 @@ static void send_ack(struct ps_thread *th, struct atp_tensor *t, const struct at
 		th->st.acks++;
 }
 
+static uint64_t now_ms(void);
+
+/*
+ * A JOIN (PS index 0, thread 0): a job forms once every worker is live (atp_former_join); its
+ * ANNOUNCE, through the switch, names it there and tells the workers. A new job starts from the
+ * first mapping of the slots, as its workers do; an adopted one (this PS started while it ran)
+ * hands out no aggregator, as it does not know where the workers' slots point.
+ */
+static void on_join(struct ps_thread *th, const struct atp_pkt *h, const uint8_t *vb)
+{
+	struct ps *ps = th->ps;
+	const struct opts *o = ps->o;
+	struct atp_join j;
+	uint8_t f[ATP_FRAME_LEN];
+	enum atp_form r;
+
+	if (th->t != 0 || o->ps_index != 0 || atp_join_parse(h, vb, &j) < 0) {
+		th->st.bad++;
+		return;
+	}
+	th->st.joins++;
+	if (ps->former.workers == 0)
+		atp_former_init(&ps->former, o->cli.workers ? o->cli.workers : j.workers,
+		                (uint64_t)atp_random_u32() << 32 | atp_random_u32());
+	r = atp_former_join(&ps->former, &j, now_ms());
+	if (r == ATP_FORM_BAD || r == ATP_FORM_NONE) {
+		th->st.bad += r == ATP_FORM_BAD;
+		return;
+	}
+	if (r == ATP_FORM_NEW || r == ATP_FORM_ADOPTED) {
+		pthread_mutex_lock(&ps->map_lock);
+		if (r == ATP_FORM_NEW) {
+			atp_map_fini(&ps->map);
+			if (atp_map_init(&ps->map, (uint16_t)o->cli.app,
+			                 o->cli.threads * o->cli.window, o->cli.pool) < 0 ||
+			    atp_map_free_init(&ps->map, o->ps_index, o->cli.nps) < 0)
+				atomic_store(&ps->no_reassign, 1);
+			else
+				atomic_store(&ps->no_reassign, 0);
+		} else {
+			atomic_store(&ps->no_reassign, 1);
+		}
+		pthread_mutex_unlock(&ps->map_lock);
+		atomic_store(&ps->job, ps->former.job);
+		th->st.jobs++;
+		if (!o->cli.quiet)
+			fprintf(stderr, "atp-ps: app %u: job %u %s\n", o->cli.app, ps->former.job,
+			        r == ATP_FORM_NEW ? "formed" : "adopted from its workers");
+	}
+	atp_announce_build(f, (uint16_t)o->cli.app, ps->former.workers, ps->former.job,
+	                   ps->former.members);
+	if (hx_send(th->s, f, sizeof(f)) == 0)
+		th->st.announces++;
+}
+
 static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 {
 	const struct opts *o = th->ps->o;
@@ -114,6 +182,16 @@ static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 
 	if (atp_frame_parse(f, len, &h) < 0 || h.app != o->cli.app || (h.flag & ATP_F_ACK)) {
 		th->st.other++;
+		return;
+	}
+	if (h.seq == 0) {
+		on_join(th, &h, f + ATP_OFF_VALUES);
+		return;
+	}
+	/* Once a job is named, another's frames (late ones of a job it superseded) are not
+	 * merged: the switch drops them too, but some were on their way. */
+	if (atomic_load(&th->ps->job) && (uint32_t)(h.key >> 32) != atomic_load(&th->ps->job)) {
+		th->st.other_job++;
 		return;
 	}
 	th->st.rx++;
@@ -132,7 +210,7 @@ static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 	r = atp_tensor_merge(t, &h, f + ATP_OFF_VALUES);
 	switch (r) {
 	case ATP_MERGE_COMPLETE:
-		if (t->st[h.seq] & ATP_ST_COLLIDED) {
+		if ((t->st[h.seq] & ATP_ST_COLLIDED) && !atomic_load(&th->ps->no_reassign)) {
 			uint32_t slot = th->t * o->cli.window + (h.seq - 1u) % o->cli.window;
 			int a;
 
@@ -217,13 +295,16 @@ static const char usage_text[] =
         "The parameter server of one ATP app (raw 0x0700 frames over AF_XDP, or AF_PACKET\n"
         "where AF_XDP cannot be set up; needs CAP_NET_RAW, AF_XDP also CAP_NET_ADMIN and\n"
         "CAP_BPF). Runs until SIGINT/SIGTERM or --jobs tensors, then prints its counters.\n"
+        "PS index 0 names the app's jobs: once all N workers have JOINed within 500 ms, a\n"
+        "new job (ANNOUNCEd through the switch, which then drops every other job's frames);\n"
+        "started while a job runs, it adopts that job (docs/atp.md, Job lifetime).\n"
         "\n"
         "  -a, --app A           application id, 1..12\n"
         "  -d, --dev IFACE       interface towards the switch\n"
         "  -t, --threads T       threads = the workers' --threads (default 1); thread t\n"
         "                        receives 05:04:03:02:01:<t'>, t' = t + 20 (A-1)\n"
         "  -n, --workers N       workers of the app (default: num_worker of each tensor's\n"
-        "                        first packet)\n"
+        "                        first packet, and of the first JOIN)\n"
         "  -w, --window W        the workers' --window (default 100)\n"
         "      --pool N          the switch's aggregator pool (default 20000): a seq that\n"
         "                        collided gets an aggregator the app's hash table does not\n"
@@ -331,6 +412,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ps.o = &o;
+	/* A PS started while workers run (a restart) has none of their collision ACKs: one it
+	 * handed out could be where another thread's slot points now, and two threads' same seq on
+	 * one aggregator share its owner key. Only a job formed here starts the slots afresh. */
+	atomic_store(&ps.no_reassign, 1);
 	pthread_mutex_init(&ps.map_lock, NULL);
 	if (atp_map_init(&ps.map, (uint16_t)o.cli.app, o.cli.threads * o.cli.window, o.cli.pool) <
 	            0 ||

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * atp-worker: aggregate a generated tensor through an ATP switch and its parameter server(s)
- * (a worker as in ATP's client/p4ml_manager.cc) over AF_PACKET, and report goodput; optionally
- * check the result against the sum every worker's seed implies.
+ * (a worker as in ATP's client/p4ml_manager.cc), in the job the app's PS names, and report
+ * goodput; the result is checked end to end (checksums, unless --no-verify) and, with --check,
+ * against the sum every worker's seed implies.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,14 +20,13 @@
 #include "atp_engine.h"
 #include "atp_host.h"
 #include "host_args.h"
-#include "host_ctl.h"
 
 struct opts {
 	struct atp_cli cli; /* what the worker shares with the other workers and the PS */
 	unsigned id, timeout_ms, first_timeout_ms, give_up_s;
-	uint64_t count, seed, job;
-	int is_float, check, cc, reset;
-	const char *ctl;
+	uint64_t count, seed;
+	int is_float, check, no_verify, cc;
+	const char *obsolete; /* --job, --ctl or --reset: accepted, no longer used */
 };
 
 /* The tensors. */
@@ -40,7 +40,9 @@ static const char usage_text[] =
         "Usage: atp-worker --id I --workers N --app A --dev IFACE [options]\n"
         "Aggregates a generated tensor through an ATP switch and parameter server (raw 0x0700\n"
         "frames over AF_XDP, or AF_PACKET where AF_XDP cannot be set up; needs CAP_NET_RAW,\n"
-        "AF_XDP also CAP_NET_ADMIN and CAP_BPF).\n"
+        "AF_XDP also CAP_NET_ADMIN and CAP_BPF), in the job the app's PS names once all N\n"
+        "workers have JOINed (docs/atp.md, Job lifetime), and checks the result end to end.\n"
+        "Exit status 0 only if the job completed and every check passed.\n"
         "\n"
         "  -i, --id I               this worker, 0..N-1 (bit I of the bitmap)\n"
         "  -n, --workers N          workers of the app, 1..32\n"
@@ -63,30 +65,40 @@ static const char usage_text[] =
         "                           it can be set up; one line on stderr says which)\n"
         "      --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
         "      --seed S             worker I's value i is a hash of (S, I, i) (default 1)\n"
-        "      --job J              tensor keys are J<<32 | chunk (default 0); a PS that has\n"
-        "                           seen a key answers it from memory, so reuse needs a new J\n"
-        "                           or a restarted PS\n"
-        "      --check              verify against every worker's tensor: int32 exact,\n"
-        "                           float32 within N/scale + (N+2) 2^-23 sum|x|\n"
+        "      --check              also verify against every worker's tensor: int32\n"
+        "                           exact, float32 within N/scale + (N+2) 2^-23 sum|x|\n"
+        "      --no-verify          skip the end-to-end check every job makes by default\n"
+        "                           (one more round trip: checksums of what every worker\n"
+        "                           sent against what this one got; a result that is not\n"
+        "                           the sum fails with its cause). Faster, and unsafe: a\n"
+        "                           wrong result then goes unnoticed\n"
         "      --timeout-ms MS      least resend timeout (default 20); the timeout follows\n"
         "                           the round trips seen (srtt + 4 rttvar)\n"
         "      --first-timeout-ms MS  least timeout until the first round trip is seen:\n"
         "                           the other workers may not have started (default 250)\n"
         "      --give-up-s S        fail after S seconds without an ACK (default 20)\n"
-        "      --ctl SOCKET         the job's start on the switch (docs/atp.md, Job\n"
-        "                           lifetime): worker 0 frees every aggregator the app holds\n"
-        "                           and names the job (atp app reset APP job J, J = --job);\n"
-        "                           the others wait until the switch names job J. Nothing an\n"
-        "                           earlier job left can then combine with this one. Each run\n"
-        "                           needs its own --job; --give-up-s bounds the wait\n"
-        "      --reset              implied by --ctl (kept for scripts)\n"
+        "      --job J, --ctl SOCKET, --reset\n"
+        "                           accepted and ignored (one line on stderr says so): the\n"
+        "                           app's PS names every job, on the switch too\n"
         "      --cc                 AIMD on ECN: halve the window on a marked ACK (at most\n"
         "                           once per window of packets), else +1\n"
         "  -j, --json               one JSON object with the figures at the end\n"
         "  -q, --quiet              no progress lines\n"
         "  -h, --help               this text\n";
 
-enum { O_TYPE = 256, O_SEED, O_JOB, O_CHECK, O_TMO, O_FIRST_TMO, O_GIVEUP, O_CC, O_CTL, O_RESET };
+enum {
+	O_TYPE = 256,
+	O_SEED,
+	O_JOB,
+	O_CHECK,
+	O_NO_VERIFY,
+	O_TMO,
+	O_FIRST_TMO,
+	O_GIVEUP,
+	O_CC,
+	O_CTL,
+	O_RESET
+};
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -98,6 +110,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	        {"seed", required_argument, NULL, O_SEED},
 	        {"job", required_argument, NULL, O_JOB},
 	        {"check", no_argument, NULL, O_CHECK},
+	        {"no-verify", no_argument, NULL, O_NO_VERIFY},
 	        {"timeout-ms", required_argument, NULL, O_TMO},
 	        {"first-timeout-ms", required_argument, NULL, O_FIRST_TMO},
 	        {"give-up-s", required_argument, NULL, O_GIVEUP},
@@ -107,6 +120,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0}};
 	int c, have_id = 0;
+	uint64_t ignored;
 
 	*o = (struct opts){.timeout_ms = 20,
 	                   .first_timeout_ms = 250,
@@ -133,10 +147,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			bad = host_parse_count(optarg, UINT64_MAX, &o->seed);
 			break;
 		case O_JOB:
-			bad = host_parse_count(optarg, UINT32_MAX, &o->job);
+			bad = host_parse_count(optarg, UINT32_MAX, &ignored);
+			o->obsolete = "--job";
 			break;
 		case O_CHECK:
 			o->check = 1;
+			break;
+		case O_NO_VERIFY:
+			o->no_verify = 1;
 			break;
 		case O_TMO:
 			bad = host_parse_uint(optarg, 1, 60000, &o->timeout_ms);
@@ -148,10 +166,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			bad = host_parse_uint(optarg, 1, 3600, &o->give_up_s);
 			break;
 		case O_CTL:
-			o->ctl = optarg;
+			o->obsolete = "--ctl";
 			break;
 		case O_RESET:
-			o->reset = 1;
+			o->obsolete = "--reset";
 			break;
 		case O_CC:
 			o->cc = 1;
@@ -174,10 +192,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc || !have_id || !o->cli.workers || !o->cli.app || !o->cli.dev) {
 		fprintf(stderr, "atp-worker: --id, --workers, --app and --dev are required\n");
-		return -EINVAL;
-	}
-	if (o->reset && !o->ctl) {
-		fprintf(stderr, "atp-worker: --reset needs --ctl (which implies it)\n");
 		return -EINVAL;
 	}
 	if (o->id >= o->cli.workers) {
@@ -232,31 +246,18 @@ static uint64_t verify(const struct worker *w, double *max_err)
 	return bad;
 }
 
-/* --ctl: the job's start on the switch, right before this worker's first frame. */
-static int job_start(const struct opts *o)
-{
-	char err[512];
-	uint32_t freed;
-	int rc = atp_job_start(o->ctl, o->cli.app, o->id, (uint32_t)o->job, o->give_up_s, &freed,
-	                       err, sizeof(err));
-
-	if (rc < 0)
-		fprintf(stderr, "atp-worker %u: %s\n", o->id, err);
-	else if (o->id == 0)
-		fprintf(stderr, "atp-worker 0: job %" PRIu64 " started: %u aggregators freed\n",
-		        o->job, freed);
-	else
-		fprintf(stderr, "atp-worker %u: job %" PRIu64 " started by worker 0\n", o->id,
-		        o->job);
-	return rc;
-}
-
 static void progress(void *arg, uint64_t acked, uint64_t total)
 {
 	const struct opts *o = arg;
 
 	fprintf(stderr, "atp-worker %u: %" PRIu64 "/%" PRIu64 " packets acked\n", o->id, acked,
 	        total);
+}
+
+/* "true", "false" or "null": a check that passed, failed, or did not run. */
+static const char *verdict(int ran, int failed)
+{
+	return !ran ? "null" : failed ? "false" : "true";
 }
 
 int main(int argc, char **argv)
@@ -266,16 +267,22 @@ int main(int argc, char **argv)
 	struct atp_engine_cfg ec;
 	struct atp_engine *e;
 	struct atp_engine_stats sum = {0};
-	uint64_t bad = 0;
+	uint64_t bad = 0, joins, jobs;
 	double secs, gbps, max_err = 0;
-	char err[320];
+	char err[320], why[512] = "";
 	const char *transport;
-	int rc;
+	int rc, ck_ran = 0, ck_rc = 0, check_ran = 0;
+	uint32_t job;
 
 	if (parse_args(argc, argv, &o) < 0) {
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if (o.obsolete)
+		fprintf(stderr,
+		        "atp-worker: %s is ignored: the app's parameter server names every job, "
+		        "on the switch too (docs/atp.md, Job lifetime)\n",
+		        o.obsolete);
 	w.o = &o;
 	if (o.is_float) {
 		w.fin = malloc(o.count * sizeof(float));
@@ -299,6 +306,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "atp-worker: %s\n", err);
 		return 1;
 	}
+	atp_engine_set_verify(e, !o.no_verify);
 	transport = atp_engine_transport(e);
 	for (uint64_t i = 0; i < o.count; i++) {
 		if (o.is_float)
@@ -306,29 +314,46 @@ int main(int argc, char **argv)
 		else
 			w.iin[i] = atp_gen_int(o.seed, o.id, i);
 	}
-	if (o.ctl && job_start(&o) < 0) {
-		atp_engine_destroy(e);
-		return 1;
-	}
 	rc = atp_engine_allreduce(e, o.is_float ? (void *)w.fin : (void *)w.iin,
 	                          o.is_float ? (void *)w.fout : (void *)w.iout, o.count, o.is_float,
-	                          o.job, &sum, o.cli.quiet ? NULL : progress, &o);
-	if (rc < 0)
-		fprintf(stderr, "atp-worker: %s\n", atp_engine_error(e));
-	atp_engine_destroy(e);
+	                          &sum, o.cli.quiet ? NULL : progress, &o);
 	secs = sum.seconds;
+	if (rc < 0)
+		snprintf(why, sizeof(why), "%s", atp_engine_error(e));
+	if (rc == 0 && !o.no_verify) {
+		struct atp_engine_stats vst = {0};
+
+		ck_ran = 1;
+		ck_rc = atp_engine_verify(e, &vst, why, sizeof(why));
+		if (ck_rc < 0 && ck_rc != -EBADMSG)
+			ck_ran = 0; /* the check's own call failed: no verdict */
+		rc = ck_rc;
+	}
+	job = atp_engine_job(e);
+	atp_engine_job_stats(e, &joins, &jobs);
+	atp_engine_destroy(e);
+	if (rc < 0)
+		fprintf(stderr, "atp-worker %u: %s\n", o.id, why);
+	else if (ck_ran)
+		fprintf(o.cli.json ? stderr : stdout,
+		        "atp-worker %u: result verified end to end (job %u, %" PRIu64
+		        " packets checked, %" PRIu64 " float results not covered)\n",
+		        o.id, job, sum.checked, sum.unchecked);
 	gbps = (double)o.count * 32.0 / secs / 1e9;
-	rc = rc < 0 ? 1 : 0;
-	if (!rc && o.check) {
+	/* --check: the result against every worker's tensor, also after a failed checksum (it
+	 * says which element is wrong). */
+	if ((rc == 0 || rc == -EBADMSG) && o.check) {
+		check_ran = 1;
 		bad = verify(&w, &max_err);
-		if (bad)
-			rc = 1;
 		fprintf(o.cli.json ? stderr : stdout, "atp-worker %u: %s\n", o.id,
-		        bad ? "result WRONG" : "result verified");
+		        bad ? "result WRONG (--check)" : "result verified (--check)");
+		if (bad && rc == 0)
+			rc = -EBADMSG;
 	}
 	if (o.cli.json)
 		printf("{\"id\":%u,\"app\":%u,\"workers\":%u,\"threads\":%u,\"window\":%u,"
 		       "\"transport\":\"%s\",\"type\":\"%s\",\"elems\":%" PRIu64
+		       ",\"job\":%u,\"joins\":%" PRIu64 ",\"jobs\":%" PRIu64
 		       ",\"seconds\":%.3f,\"goodput_gbps\":%.3f,"
 		       "\"packets\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"resends\":%" PRIu64
 		       ",\"timeouts\":%" PRIu64 ",\"gap_resends\":%" PRIu64
@@ -337,20 +362,26 @@ int main(int argc, char **argv)
 		       ",\"collision_acks\":%" PRIu64 ",\"repoints\":%" PRIu64
 		       ",\"ecn_acks\":%" PRIu64 ",\"overflow_packets\":%" PRIu64
 		       ",\"float_results\":%" PRIu64
-		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s,\"bad\":"
-		       "%" PRIu64 ",\"max_err\":%g}\n",
+		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s"
+		       ",\"checksum\":%s,\"checked_packets\":%" PRIu64
+		       ",\"unchecked_packets\":%" PRIu64 ",\"check\":%s,\"bad\":%" PRIu64
+		       ",\"max_err\":%g}\n",
 		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window, transport,
-		       o.is_float ? "float32" : "int32", o.count, secs, gbps, sum.packets, sum.sent,
-		       sum.resends, sum.timeouts, sum.gaps, sum.stalls, (double)sum.srtt_ns / 1e6,
-		       (double)sum.rec_srtt_ns / 1e6, sum.acks, sum.dup_acks, sum.stale,
-		       sum.coll_acks, sum.repoints, sum.ecn_acks, sum.ovf_pkts, sum.ovf_acks,
-		       sum.min_cwnd, sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
-		       rc ? "false" : "true", o.check && !rc ? "true" : "false", bad, max_err);
+		       o.is_float ? "float32" : "int32", o.count, job, joins, jobs, secs, gbps,
+		       sum.packets, sum.sent, sum.resends, sum.timeouts, sum.gaps, sum.stalls,
+		       (double)sum.srtt_ns / 1e6, (double)sum.rec_srtt_ns / 1e6, sum.acks,
+		       sum.dup_acks, sum.stale, sum.coll_acks, sum.repoints, sum.ecn_acks,
+		       sum.ovf_pkts, sum.ovf_acks, sum.min_cwnd,
+		       sum.acks ? (double)sum.cwnd_sum / (double)sum.acks : 0.0,
+		       rc ? "false" : "true",
+		       verdict(ck_ran || check_ran, (ck_ran && ck_rc) || (check_ran && bad)),
+		       verdict(ck_ran, ck_rc), sum.checked, sum.unchecked,
+		       verdict(check_ran, bad != 0), bad, max_err);
 	else
 		printf("atp-worker %u: %" PRIu64 " %s in %.3f s: goodput %.3f Gbit/s; %" PRIu64
 		       " packets sent, %" PRIu64 " resends (%" PRIu64 " on timeout), %" PRIu64
 		       " collision ACKs, %" PRIu64 " overflow packets, %" PRIu64 " ECN ACKs\n",
 		       o.id, o.count, o.is_float ? "float32" : "int32", secs, gbps, sum.sent,
 		       sum.resends, sum.timeouts, sum.coll_acks, sum.ovf_pkts, sum.ecn_acks);
-	return rc;
+	return rc < 0 ? 1 : 0;
 }

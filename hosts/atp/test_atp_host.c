@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atp_check.h"
 #include "atp_host.h"
+#include "atp_session.h"
 
 static void test_crc32(void **state)
 {
@@ -323,13 +325,315 @@ static void test_merge(void **state)
 	assert_null(atp_tensor_new(1, 10, 33));
 }
 
+/* JOIN and ANNOUNCE: seq 0, the fields docs/atp.md gives, and back. */
+static void test_job_frames(void **state)
+{
+	struct atp_join j = {.app = 2,
+	                     .id = 3,
+	                     .workers = 4,
+	                     .nonce = 0xdeadbeef,
+	                     .job = 77,
+	                     .state = ATP_JOIN_STARTED},
+	                j2;
+	uint32_t nonces[4] = {11, 22, 33, 0x80000001u}, got[ATP_MAX_WORKERS], job;
+	uint8_t f[ATP_FRAME_LEN];
+	struct atp_pkt h;
+
+	(void)state;
+	atp_join_build(f, &j);
+	assert_int_equal(f[0], 0x05);
+	assert_int_equal(f[5], atp_wire_thread(2, 0));
+	assert_int_equal(atp_frame_parse(f, sizeof(f), &h), 0);
+	assert_int_equal(h.seq, 0);
+	assert_int_equal(h.flag, 0);
+	assert_int_equal(h.bitmap, 8);
+	assert_int_equal(h.num_worker, 4);
+	assert_int_equal(h.agtr, 0);
+	assert_true(h.key == (uint64_t)77 << 32);
+	assert_int_equal(atp_be32(f + ATP_OFF_VALUES), 0xdeadbeefu);
+	assert_int_equal(atp_be32(f + ATP_OFF_VALUES + 4), ATP_JOIN_STARTED);
+	assert_int_equal(atp_join_parse(&h, f + ATP_OFF_VALUES, &j2), 0);
+	assert_int_equal(j2.id, 3);
+	assert_int_equal(j2.nonce, 0xdeadbeefu);
+	assert_int_equal(j2.job, 77);
+	assert_int_equal(j2.state, ATP_JOIN_STARTED);
+	assert_int_equal(atp_announce_parse(&h, f + ATP_OFF_VALUES, &job, got), -EINVAL);
+	h.seq = 1; /* a data frame is no JOIN */
+	assert_int_equal(atp_join_parse(&h, f + ATP_OFF_VALUES, &j2), -EINVAL);
+
+	atp_announce_build(f, 2, 4, 0x12345678u, nonces);
+	assert_int_equal(f[0], 0x77);
+	assert_int_equal(atp_frame_parse(f, sizeof(f), &h), 0);
+	assert_int_equal(h.seq, 0);
+	assert_int_equal(h.flag, ATP_F_ACK);
+	assert_int_equal(h.bitmap, 1);
+	assert_int_equal(f[ATP_OFF_KEY + 4], 0x78); /* the job: the key's high half, LE */
+	assert_int_equal(atp_announce_parse(&h, f + ATP_OFF_VALUES, &job, got), 0);
+	assert_int_equal(job, 0x12345678u);
+	assert_memory_equal(got, nonces, sizeof(nonces));
+	assert_int_equal(atp_join_parse(&h, f + ATP_OFF_VALUES, &j2), -EINVAL);
+}
+
+/* The worker's side: take the first job that lists it, move before any ACK, fail after. */
+static void test_member(void **state)
+{
+	struct atp_member m = {.id = 1, .workers = 3, .nonce = 42};
+	uint32_t with[3] = {7, 42, 9}, without[3] = {7, 43, 9};
+
+	(void)state;
+	assert_int_equal(atp_member_announce(&m, 5, without, 3), ATP_ANN_IGNORE);
+	assert_int_equal(m.job, 0);
+	assert_int_equal(atp_member_announce(&m, 5, with, 2), ATP_ANN_IGNORE); /* other N */
+	assert_int_equal(atp_member_announce(&m, 5, with, 3), ATP_ANN_TAKE);
+	assert_int_equal(m.job, 5);
+	assert_int_equal(atp_member_announce(&m, 5, with, 3), ATP_ANN_IGNORE); /* again */
+	assert_int_equal(atp_member_announce(&m, 6, without, 3), ATP_ANN_IGNORE);
+	assert_int_equal(atp_member_announce(&m, 6, with, 3), ATP_ANN_TAKE); /* no ACK yet */
+	assert_int_equal(m.job, 6);
+	m.acked = true;
+	assert_int_equal(atp_member_announce(&m, 6, with, 3), ATP_ANN_IGNORE);
+	assert_int_equal(atp_member_announce(&m, 8, with, 3), ATP_ANN_SUPERSEDED);
+	assert_int_equal(atp_member_announce(&m, 9, without, 3), ATP_ANN_SUPERSEDED);
+	assert_int_equal(m.job, 6);
+}
+
+static struct atp_join join_of(unsigned id, uint32_t nonce, uint32_t job)
+{
+	return (struct atp_join){
+	        .app = 1, .id = (uint8_t)id, .workers = 4, .nonce = nonce, .job = job};
+}
+
+/*
+ * The PS's side, on the issue's sequence: workers 0-2 of a run JOIN and die before worker 3
+ * starts; the next run starts at once. Its worker 3 JOINs while the dead ones still count: a job
+ * forms with dead members; as the new 0-2 JOIN, jobs form again, until one of the four new
+ * workers, which worker 3 (no ACK yet) follows. Every job is new, non-zero.
+ */
+static void test_former_dead_members(void **state)
+{
+	struct atp_former f;
+	struct atp_member w3 = {.id = 3, .workers = 4, .nonce = 0x33};
+	uint32_t jobs[8] = {0};
+	unsigned n = 0;
+	struct atp_join j;
+
+	(void)state;
+	atp_former_init(&f, 4, 1);
+	for (unsigned i = 0; i < 3; i++) {
+		j = join_of(i, 0x100 + i, 0);
+		assert_int_equal(atp_former_join(&f, &j, 100 + i), ATP_FORM_NONE);
+	}
+	j = join_of(3, 0x33, 0);
+	assert_int_equal(atp_former_join(&f, &j, 300), ATP_FORM_NEW);
+	assert_int_equal(f.members[0], 0x100);
+	jobs[n++] = f.job;
+	assert_int_equal(atp_member_announce(&w3, f.job, f.members, 4), ATP_ANN_TAKE);
+	/* Worker 3 again (a heartbeat): a member, the same job again. */
+	j = join_of(3, 0x33, w3.job);
+	assert_int_equal(atp_former_join(&f, &j, 350), ATP_FORM_AGAIN);
+	for (unsigned i = 0; i < 3; i++) {
+		j = join_of(i, 0x200 + i, 0);
+		assert_int_equal(atp_former_join(&f, &j, 400 + i), ATP_FORM_NEW);
+		for (unsigned k = 0; k < n; k++)
+			assert_int_not_equal(f.job, jobs[k]);
+		jobs[n++] = f.job;
+		assert_int_equal(atp_member_announce(&w3, f.job, f.members, 4), ATP_ANN_TAKE);
+	}
+	assert_int_equal(f.members[0], 0x200);
+	assert_int_equal(f.members[2], 0x202);
+	assert_int_equal(f.members[3], 0x33);
+	assert_int_equal(w3.job, f.job);
+	for (unsigned k = 0; k < n; k++)
+		assert_int_not_equal(jobs[k], 0);
+	/* A member whose ANNOUNCE was lost JOINs again (without a job): the same job. */
+	uint32_t job = f.job;
+	j = join_of(1, 0x201, 0);
+	assert_int_equal(atp_former_join(&f, &j, 2000), ATP_FORM_AGAIN);
+	assert_int_equal(f.job, job);
+	/* A new run while this one runs (its members do not JOIN): nothing until all four of it
+	 * are live, then a new job that supersedes the running one. */
+	j = join_of(0, 0x300, 0);
+	assert_int_equal(atp_former_join(&f, &j, 3000), ATP_FORM_NONE);
+	w3.acked = true;
+	for (unsigned i = 1; i < 4; i++) {
+		j = join_of(i, 0x300 + i, 0);
+		assert_int_equal(atp_former_join(&f, &j, 3000 + i),
+		                 i < 3 ? ATP_FORM_NONE : ATP_FORM_NEW);
+	}
+	assert_int_not_equal(f.job, job);
+	assert_int_equal(atp_member_announce(&w3, f.job, f.members, 4), ATP_ANN_SUPERSEDED);
+	/* Not a JOIN of this app's workers. */
+	j = join_of(4, 1, 0);
+	assert_int_equal(atp_former_join(&f, &j, 3010), ATP_FORM_BAD);
+	j = join_of(1, 0, 0);
+	assert_int_equal(atp_former_join(&f, &j, 3010), ATP_FORM_BAD);
+}
+
+/* A PS started while a job runs adopts the job its live workers all report; one that hears
+ * different reports, or none, forms a new job. */
+static void test_former_adopts(void **state)
+{
+	struct atp_former f;
+	struct atp_join j;
+
+	(void)state;
+	atp_former_init(&f, 4, 2);
+	for (unsigned i = 0; i < 4; i++) {
+		j = join_of(i, 0x10 + i, 0xabc);
+		assert_int_equal(atp_former_join(&f, &j, 10),
+		                 i < 3 ? ATP_FORM_NONE : ATP_FORM_ADOPTED);
+	}
+	assert_int_equal(f.job, 0xabc);
+	assert_true(f.adopted);
+	j = join_of(2, 0x12, 0xabc);
+	assert_int_equal(atp_former_join(&f, &j, 20), ATP_FORM_AGAIN);
+	/* Reports that disagree: a new job. */
+	atp_former_init(&f, 4, 2);
+	for (unsigned i = 0; i < 4; i++) {
+		j = join_of(i, 0x10 + i, i == 2 ? 0 : 0xabc);
+		atp_former_join(&f, &j, 10);
+	}
+	assert_int_not_equal(f.job, 0xabc);
+	assert_int_not_equal(f.job, 0);
+	assert_false(f.adopted);
+	/* A JOIN older than ATP_LIVE_MS does not count. */
+	atp_former_init(&f, 2, 3);
+	j = join_of(0, 5, 0);
+	j.workers = 2;
+	atp_former_join(&f, &j, 0);
+	j = join_of(1, 6, 0);
+	j.workers = 2;
+	assert_int_equal(atp_former_join(&f, &j, ATP_LIVE_MS + 1), ATP_FORM_NONE);
+	assert_int_equal(atp_former_join(&f, &j, ATP_LIVE_MS + 2), ATP_FORM_NONE);
+	j = join_of(0, 5, 0);
+	j.workers = 2;
+	assert_int_equal(atp_former_join(&f, &j, ATP_LIVE_MS + 3), ATP_FORM_NEW);
+}
+
+/* A switch's sum of one position: saturating with sticky rails, as the Tofino's (and
+ * inswitch's) add (docs/atp.md, Saturating add). */
+static int32_t sat_sum(const int32_t *v, unsigned n)
+{
+	int64_t s = v[0];
+
+	for (unsigned i = 1; i < n; i++) {
+		if (s <= -INT32_MAX || s >= INT32_MAX)
+			break;
+		s += v[i];
+		s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+	}
+	return (int32_t)s;
+}
+
+enum { CK_W = 4, CK_SEQS = 3 };
+
+/*
+ * Four workers' checksums over three packets whose results are the switch's sums of in[][][]
+ * (result[] replaced where given), and each worker's verdict after the check call; returns how
+ * many passed; msg keeps the last failure.
+ */
+static unsigned ck_run(int32_t in[CK_W][CK_SEQS][ATP_VALUES], const int32_t *bad_word,
+                       uint64_t covered_skew, char *msg, size_t len)
+{
+	struct atp_ck ck[CK_W] = {{{0}}};
+	int32_t sum[6] = {0}, w[6];
+	unsigned pass = 0;
+
+	for (uint32_t s = 0; s < CK_SEQS; s++) {
+		int32_t res[ATP_VALUES], col[CK_W];
+
+		for (unsigned i = 0; i < ATP_VALUES; i++) {
+			for (unsigned k = 0; k < CK_W; k++)
+				col[k] = in[k][s][i];
+			res[i] = sat_sum(col, CK_W);
+		}
+		if (bad_word && s == 1)
+			res[17] = *bad_word;
+		for (unsigned k = 0; k < CK_W; k++) {
+			atp_ck_add(ck[k].sent, in[k][s], ATP_VALUES, 42ull << 32 | 3, s + 1);
+			atp_ck_add(ck[k].got, res, ATP_VALUES, 42ull << 32 | 3, s + 1);
+			for (unsigned i = 0; i < ATP_VALUES; i++)
+				ck[k].rails += atp_on_rail(res[i]);
+			ck[k].covered++;
+		}
+	}
+	ck[0].covered += covered_skew;
+	for (unsigned k = 0; k < CK_W; k++) {
+		atp_ck_words(&ck[k], w);
+		for (unsigned i = 0; i < 6; i++) {
+			assert_true(w[i] >= 0 && w[i] <= 0xffff);
+			sum[i] += w[i];
+		}
+	}
+	for (unsigned k = 0; k < CK_W; k++) {
+		int rc = atp_ck_verdict(&ck[k], sum, CK_W, msg, len);
+
+		assert_true(rc == 0 || rc == -EBADMSG);
+		pass += rc == 0;
+	}
+	return pass;
+}
+
+/*
+ * The end-to-end check's arithmetic: results that are the sums pass on every worker; one wrong
+ * word fails on every worker as "wrong"; a sum beyond the int32 range (the switch clamps) fails
+ * as "saturated"; workers that covered different packets fail; an int32 result for a packet sent
+ * as floats fails.
+ */
+static void test_check(void **state)
+{
+	static int32_t in[CK_W][CK_SEQS][ATP_VALUES];
+	char msg[512] = "";
+	int32_t bad;
+
+	(void)state;
+	for (unsigned k = 0; k < CK_W; k++)
+		for (unsigned s = 0; s < CK_SEQS; s++)
+			for (unsigned i = 0; i < ATP_VALUES; i++)
+				in[k][s][i] = atp_gen_int(7, k, s * ATP_VALUES + i);
+	assert_int_equal(ck_run(in, NULL, 0, msg, sizeof(msg)), CK_W);
+	/* One word of one result wrong (another round's, a stale contribution): every worker. */
+	bad = in[0][1][17] + in[1][1][17] + in[2][1][17] + in[3][1][17] + 1;
+	assert_int_equal(ck_run(in, &bad, 0, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "result check failed: wrong"));
+	/* Two values in one position whose sum passes INT32_MAX: the switch clamps. */
+	in[1][2][5] = INT32_MAX - 10;
+	in[2][2][5] = INT32_MAX - 10;
+	assert_int_equal(ck_run(in, NULL, 0, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "result check failed: saturated: 1 elements"));
+	in[1][2][5] = in[2][2][5] = 3;
+	/* Exactly on the rail is a sum, and passes. */
+	in[0][0][0] = INT32_MAX - 3 * (1 << 24);
+	in[1][0][0] = in[2][0][0] = in[3][0][0] = 1 << 24;
+	assert_int_equal(ck_run(in, NULL, 0, msg, sizeof(msg)), CK_W);
+	/* A worker that covered one packet more than the others (got another's float result). */
+	assert_int_equal(ck_run(in, NULL, 1, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "did not all receive int32 results"));
+	/* The check's words: 16-bit halves, 32 workers' sums stay below 2^24. */
+	struct atp_ck c = {.sent = {0xffffffffu, 0x12345678u}, .covered = 0x1ffff};
+	int32_t w[6];
+	atp_ck_words(&c, w);
+	assert_int_equal(w[0], 0xffff);
+	assert_int_equal(w[1], 0xffff);
+	assert_int_equal(w[2], 0x5678);
+	assert_int_equal(w[3], 0x1234);
+	assert_int_equal(w[4], 0xffff);
+	assert_int_equal(w[5], 1);
+	/* Mixed: an int32 result for a packet this worker sent as floats. */
+	c.mixed = 1;
+	assert_int_equal(atp_ck_verdict(&c, w, 1, msg, sizeof(msg)), -EBADMSG);
+	assert_non_null(strstr(msg, "sent as floats"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_crc32),       cmocka_unit_test(test_map_collision_free),
-	        cmocka_unit_test(test_map_repoint), cmocka_unit_test(test_map_free_list),
-	        cmocka_unit_test(test_frame_b9),    cmocka_unit_test(test_float_scale),
-	        cmocka_unit_test(test_merge),
+	        cmocka_unit_test(test_crc32),         cmocka_unit_test(test_map_collision_free),
+	        cmocka_unit_test(test_map_repoint),   cmocka_unit_test(test_map_free_list),
+	        cmocka_unit_test(test_frame_b9),      cmocka_unit_test(test_float_scale),
+	        cmocka_unit_test(test_merge),         cmocka_unit_test(test_job_frames),
+	        cmocka_unit_test(test_member),        cmocka_unit_test(test_former_dead_members),
+	        cmocka_unit_test(test_former_adopts), cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

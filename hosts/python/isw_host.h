@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* Bumped on every change of the structures below (the Python side checks it). */
-#define ISW_HOST_API_VERSION 7
+#define ISW_HOST_API_VERSION 8
 
 unsigned isw_host_api_version(void);
 
@@ -94,24 +94,21 @@ struct isw_atp_params {
 	uint32_t timeout_ms;   /* resend timeout (20) */
 	uint32_t give_up_s;    /* (20) */
 	uint32_t cc;           /* AIMD on ECN */
-	uint32_t job;          /* the first call's job number; each call takes the next (0) */
-	uint32_t reset;        /* with ctl: the job's start on the switch before the first frame:
-	                        * worker 0 frees the app's aggregators and names job (atp app
-	                        * reset APP job J), the others wait for the name (atp_job_start) */
 	double scale;          /* float32 -> int32 scale; the PS needs the same (2^20) */
 	const char *dev;       /* the interface towards the switch */
-	const char *ctl;       /* inswitch's control socket, for reset; NULL: none */
 	const char *transport; /* "auto" (NULL: AF_XDP where it can be set up), "xdp", "socket" */
 };
 
 struct isw_atp;
 
 /* Opens the threads' sockets (AF_XDP or AF_PACKET: CAP_NET_RAW, and CAP_NET_ADMIN and CAP_BPF
- * for AF_XDP). The PS and the switch's app must exist. */
+ * for AF_XDP). The PS and the switch's app must exist. The first allreduce JOINs the app's job
+ * (the PS names it once every worker has JOINed); every later one runs in the same job. */
 struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen);
-/* buf[0..count) := the sum over the app's workers, in place. No verify (ATP saturates). */
-int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, char *err,
-                      size_t errlen);
+/* buf[0..count) := the sum over the app's workers, in place. verify: see isw_host.c
+ * (-EBADMSG, "saturated" or "wrong", when the result is not the sum). */
+int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, int verify,
+                      char *err, size_t errlen);
 void isw_atp_stats(const struct isw_atp *h, struct isw_stats *out);
 void isw_atp_close(struct isw_atp *h);
 

@@ -54,7 +54,7 @@ struct ask_task {
 	uint8_t op;     /* enum isw_kv_op */
 	uint8_t mac[6]; /* receiver */
 	uint16_t id;
-	uint16_t incarnation; /* requests of another one are dropped (ask-incarnation) */
+	uint16_t incarnation; /* the first; BEGIN starts others (struct ask_task_state) */
 	uint16_t nchannels;
 	uint16_t port;         /* receiver's switch port */
 	rte_be16_t udp_port;   /* receiver's UDP port */
@@ -79,13 +79,21 @@ struct ask_conf {
 };
 
 /*
- * The last FETCH_REPLY of a task, replayed for a FETCH that repeats its key: written only by the
- * lcore that owns the task's shard, reset by the control thread when the task is (re)created.
+ * What a task's owning lcore keeps outside the register model: the job (its incarnation, and the
+ * counters at its start, so that a BEGIN_DONE reports this incarnation's), the newest control
+ * seq, and the last FETCH_REPLY, replayed for a FETCH that repeats its key. Written only by the
+ * lcore that owns the task's shard; set up by the control thread when the task is (re)created
+ * (workers paused). `ask task show` reads incarnation and jobs racily.
  */
-struct ask_fetch_cache {
+struct ask_task_state {
+	uint16_t incarnation; /* DATA, SWAP and FETCH of another one are dropped */
+	uint32_t reg;         /* the registration's nonce (struct ask_job_info) */
+	uint32_t jobs;        /* incarnations BEGIN started */
+	/* the task's counters summed over the lcores when the incarnation started */
+	uint64_t base_tuples, base_absorbed, base_claims, base_fetched;
 	bool valid;
 	bool ctl_valid;
-	uint32_t ctl_seq;                /* newest SWAP or FETCH seq of the task */
+	uint32_t ctl_seq;                /* newest SWAP, FETCH or starting BEGIN seq of the task */
 	uint32_t seq, sel, start, count; /* the request the kept reply answers */
 	uint16_t len;                    /* bytes of reply from the ASK header on */
 	uint8_t reply[ASK_HDR_LEN + ASK_FETCH_BYTES];
@@ -105,7 +113,8 @@ struct ask_counters {
 	uint64_t fetches;        /* FETCH requests answered */
 	uint64_t fetch_replays;  /* ... with the kept reply (a retry) */
 	uint64_t fetched;        /* entries read and cleared by FETCH */
-	uint64_t bad_requests;   /* SWAP or FETCH answered with ERROR */
+	uint64_t bad_requests;   /* SWAP, FETCH or BEGIN answered with ERROR */
+	uint64_t begins;         /* BEGIN requests answered (starts and probes) */
 	uint64_t drops;          /* packets of the task dropped (any reason) */
 } __rte_cache_aligned;
 
@@ -116,14 +125,33 @@ struct ask_global_counters {
 
 extern struct ask_conf *ask_conf_cur;
 extern struct isw_reg *ask_regs[ASK_REG_NB];
-extern struct ask_fetch_cache ask_fetch[ASK_TASKS_MAX + 1];
+extern struct ask_task_state ask_state[ASK_TASKS_MAX + 1];
 extern struct ask_counters ask_counters[ISW_MAX_WORKERS][ASK_TASKS_MAX + 1];
 extern struct ask_global_counters ask_gcounters[ISW_MAX_WORKERS];
+
+/*
+ * Fresh state for task t at index ti: copy 0 active in every slot, rings whose position i holds
+ * i + 1 (never a seq that maps to i, so every first seq counts as new), windows at 0, no kept
+ * reply, and, with aas, empty aggregator arrays. The control thread calls it with the workers
+ * paused (task add); the owning lcore for a BEGIN that starts an incarnation. Never allocates.
+ */
+void ask_task_state_reset(const struct ask_task *t, unsigned ti, bool aas);
 
 /* Passes of a packet of nslots slots through the aggregator arrays. */
 static inline unsigned ask_passes(unsigned nslots)
 {
 	return (nslots + ASK_AA_UNITS - 1) / ASK_AA_UNITS;
+}
+
+/* Rows of the aggregator arrays and ring positions task t takes. */
+static inline uint32_t ask_task_rows(const struct ask_task *t)
+{
+	return ask_passes(t->nslots) * 2u * t->aa_size;
+}
+
+static inline uint32_t ask_task_ring(const struct ask_task *t)
+{
+	return t->nchannels * 2u * t->window;
 }
 
 /* Is a DATA header (not LONG) of task t's shape: its slot count and key width, and no valid

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_random.h>
+
 #include "ask.h"
 #include "budget.h"
 #include "cmd.h"
@@ -28,7 +30,7 @@
 
 struct ask_conf *ask_conf_cur;
 struct isw_reg *ask_regs[ASK_REG_NB];
-struct ask_fetch_cache ask_fetch[ASK_TASKS_MAX + 1];
+struct ask_task_state ask_state[ASK_TASKS_MAX + 1];
 struct ask_counters ask_counters[ISW_MAX_WORKERS][ASK_TASKS_MAX + 1];
 struct ask_global_counters ask_gcounters[ISW_MAX_WORKERS];
 
@@ -268,31 +270,20 @@ static void holder_name(char *buf, size_t len, uint32_t id)
 	snprintf(buf, len, "ask task %u", id);
 }
 
-static uint32_t task_rows(const struct ask_task *t)
-{
-	return ask_passes(t->nslots) * 2u * t->aa_size;
-}
-
-static uint32_t task_ring(const struct ask_task *t)
-{
-	return t->nchannels * 2u * t->window;
-}
-
-/* Fresh state for a task (workers paused): empty AAs, copy 0 active, rings whose position i
- * holds i + 1 (never a seq that maps to i, so every first seq counts as new), windows at 0. */
+/* Fresh state for a task (workers paused): ask_task_state_reset(), zero counters, and a job of
+ * the registration's first incarnation under a new registration nonce. */
 static void task_state_reset(const struct ask_task *t, unsigned ti)
 {
-	for (unsigned u = 0; u < ASK_AA_UNITS; u++)
-		isw_reg_clear_range(ask_regs[ASK_REG_AA0 + u], t->aa_base, task_rows(t));
-	isw_reg_clear_range(ask_regs[ASK_REG_AGGSTATE], t->ring_base, task_ring(t));
-	isw_reg_clear_range(ask_regs[ASK_REG_WINDOW], t->ring_base, task_ring(t));
-	uint32_t span = 2u * t->window;
-	for (uint32_t i = 0; i < task_ring(t); i++)
-		isw_reg_set(ask_regs[ASK_REG_SEEN], t->ring_base + i, 0, (i % span + 1) % span);
-	isw_reg_set(ask_regs[ASK_REG_ACTIVE], ti, 0, 0);
-	memset(&ask_fetch[ti], 0, sizeof(ask_fetch[ti]));
+	ask_task_state_reset(t, ti, true);
 	for (unsigned w = 0; w < ISW_MAX_WORKERS; w++)
 		memset(&ask_counters[w][ti], 0, sizeof(ask_counters[w][ti]));
+	struct ask_task_state *st = &ask_state[ti];
+	st->incarnation = t->incarnation;
+	st->jobs = 0;
+	st->base_tuples = st->base_absorbed = st->base_claims = st->base_fetched = 0;
+	do
+		st->reg = (uint32_t)rte_rand();
+	while (st->reg == 0);
 }
 
 /* The task's shape from the options of `ask task add` (kv in the command's order), checked
@@ -320,14 +311,14 @@ static int task_parse(struct isw_cmd_ctx *c, const struct isw_kv *kv, struct ask
 	    (kv[8].val != NULL && isw_arg_u32(c, kv[8].val, "incarnation", 0, UINT16_MAX, &v) < 0))
 		return -EINVAL;
 	t->incarnation = kv[8].val != NULL ? (uint16_t)v : 0;
-	if (task_ring(t) > ASK_RING)
+	if (ask_task_ring(t) > ASK_RING)
 		return isw_cmd_err(c, ENOSPC,
 		                   "channels x 2 x window = %u ring positions, the switch has %u",
-		                   task_ring(t), ASK_RING);
-	if (task_rows(t) > ASK_ROWS)
+		                   ask_task_ring(t), ASK_RING);
+	if (ask_task_rows(t) > ASK_ROWS)
 		return isw_cmd_err(c, ENOSPC,
 		                   "%u passes x 2 copies x aa-size = %u rows, the switch has %u",
-		                   ask_passes(t->nslots), task_rows(t), ASK_ROWS);
+		                   ask_passes(t->nslots), ask_task_rows(t), ASK_ROWS);
 	return 0;
 }
 
@@ -337,11 +328,11 @@ static int task_install(struct isw_cmd_ctx *c, struct ask_task *t, unsigned ti)
 {
 	char holder[ISW_BUDGET_NAME_MAX];
 	holder_name(holder, sizeof(holder), t->id);
-	int rc = isw_budget_take(ASK_ROWS_POOL, holder, task_rows(t), &t->aa_base, c->err,
+	int rc = isw_budget_take(ASK_ROWS_POOL, holder, ask_task_rows(t), &t->aa_base, c->err,
 	                         sizeof(c->err));
 	if (rc < 0)
 		return rc;
-	rc = isw_budget_take(ASK_RING_POOL, holder, task_ring(t), &t->ring_base, c->err,
+	rc = isw_budget_take(ASK_RING_POOL, holder, ask_task_ring(t), &t->ring_base, c->err,
 	                     sizeof(c->err));
 	if (rc < 0)
 		goto give_rows;
@@ -392,10 +383,11 @@ static int cmd_task_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	if ((rc = task_install(c, &t, ti)) < 0)
 		return rc;
 	isw_json_u64(c->out, "task", id);
-	isw_json_u64(c->out, "rows", task_rows(&t));
-	isw_json_u64(c->out, "ring_positions", task_ring(&t));
+	isw_json_u64(c->out, "rows", ask_task_rows(&t));
+	isw_json_u64(c->out, "ring_positions", ask_task_ring(&t));
 	isw_json_u64(c->out, "bytes",
-	             (uint64_t)task_rows(&t) * ASK_ROW_BYTES + task_ring(&t) * ASK_RING_BYTES);
+	             (uint64_t)ask_task_rows(&t) * ASK_ROW_BYTES +
+	                     ask_task_ring(&t) * ASK_RING_BYTES);
 	return 0;
 }
 ISW_CMD_REGISTER(ask_task_add, "ask task add",
@@ -403,7 +395,8 @@ ISW_CMD_REGISTER(ask_task_add, "ask task add",
                  "op add|max|min aa-size A [senders P[,P...]] [incarnation I]",
                  "register task ID (1-65535): its receiver, N channels of window W (a power of "
                  "two), S slots (1-32) per packet, AA size A per slot and copy (a power of two); "
-                 "only requests of incarnation I (0-65535, default 0) count",
+                 "its first incarnation is I (0-65535, default 0); a receiver's BEGIN starts "
+                 "the next",
                  cmd_task_add)
 
 static int cmd_task_del(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -450,17 +443,24 @@ static void task_counters(unsigned ti, struct ask_counters *t)
 		t->fetch_replays += x->fetch_replays;
 		t->fetched += x->fetched;
 		t->bad_requests += x->bad_requests;
+		t->begins += x->begins;
 		t->drops += x->drops;
 	}
 }
 
-static void task_json(struct isw_cmd_ctx *c, const struct ask_task *t)
+static void task_json(struct isw_cmd_ctx *c, const struct ask_task *t, unsigned ti)
 {
 	char buf[INET_ADDRSTRLEN], mac[32], ports[128];
 	isw_fmt_port_list(t->sender_ports, ports, sizeof(ports));
 	isw_json_obj_open(c->out, NULL);
+	const struct ask_task_state *st = &ask_state[ti];
+	char reg[16];
+	snprintf(reg, sizeof(reg), "%08x", st->reg);
 	isw_json_u64(c->out, "task", t->id);
-	isw_json_u64(c->out, "incarnation", t->incarnation);
+	/* The owning lcore's, read racily: BEGIN changes them (docs/ask.md, Job lifetime). */
+	isw_json_u64(c->out, "incarnation", st->incarnation);
+	isw_json_u64(c->out, "jobs", st->jobs);
+	isw_json_str_kv(c->out, "registration", reg);
 	isw_json_str_kv(c->out, "receiver_mac", isw_fmt_mac(t->mac, mac));
 	isw_json_str_kv(c->out, "receiver_ip", ip_str(t->ip, buf));
 	isw_json_u64(c->out, "receiver_udp", rte_be_to_cpu_16(t->udp_port));
@@ -472,12 +472,13 @@ static void task_json(struct isw_cmd_ctx *c, const struct ask_task *t)
 	isw_json_u64(c->out, "key_bytes", t->key_bytes);
 	isw_json_str_kv(c->out, "op", op_names[t->op]);
 	isw_json_u64(c->out, "aa_size", t->aa_size);
-	isw_json_u64(c->out, "rows", task_rows(t));
+	isw_json_u64(c->out, "rows", ask_task_rows(t));
 	isw_json_u64(c->out, "first_row", t->aa_base);
-	isw_json_u64(c->out, "ring_positions", task_ring(t));
+	isw_json_u64(c->out, "ring_positions", ask_task_ring(t));
 	isw_json_u64(c->out, "first_ring", t->ring_base);
 	isw_json_u64(c->out, "bytes",
-	             (uint64_t)task_rows(t) * ASK_ROW_BYTES + task_ring(t) * ASK_RING_BYTES);
+	             (uint64_t)ask_task_rows(t) * ASK_ROW_BYTES +
+	                     ask_task_ring(t) * ASK_RING_BYTES);
 	isw_json_obj_close(c->out);
 }
 
@@ -490,7 +491,7 @@ static int cmd_task_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	isw_json_arr_open(c->out, "tasks");
 	for (unsigned i = 1; i <= ASK_TASKS_MAX; i++)
 		if (master->tasks[i].valid && (id == 0 || master->tasks[i].id == id))
-			task_json(c, &master->tasks[i]);
+			task_json(c, &master->tasks[i], i);
 	isw_json_arr_close(c->out);
 	isw_json_arr_open(c->out, "counters");
 	for (unsigned i = 1; i <= ASK_TASKS_MAX; i++) {
@@ -516,6 +517,7 @@ static int cmd_task_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "fetch_replays", k.fetch_replays);
 		isw_json_u64(c->out, "fetched", k.fetched);
 		isw_json_u64(c->out, "bad_requests", k.bad_requests);
+		isw_json_u64(c->out, "begins", k.begins);
 		isw_json_u64(c->out, "drops", k.drops);
 		isw_json_obj_close(c->out);
 	}

@@ -259,6 +259,10 @@ static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m
 	}
 	if (!isw_shard_claim(w, m, ti))
 		return ISW_PKT_TAKEN;
+	if (unlikely(ask_incarnation(h) != ask_state[ti].incarnation)) {
+		drop(w, m, cnt, ISW_DROP_ASK_INCARNATION);
+		return ISW_PKT_TAKEN;
+	}
 	isw_pass_begin(pass);
 	uint32_t seq = ask_be32(h->seq);
 	uint32_t ring = t->ring_base + ch * 2u * t->window;
@@ -300,7 +304,7 @@ static __rte_always_inline int ask_data(struct isw_worker *w, struct rte_mbuf *m
  * entries whose reply the receiver no longer waits for, and a SWAP would undo a newer one.
  * Anything further back counts as new: a restarted receiver starts from an arbitrary seq.
  */
-static inline bool ctl_late(struct ask_fetch_cache *fc, uint32_t seq)
+static inline bool ctl_late(struct ask_task_state *fc, uint32_t seq)
 {
 	int32_t d = (int32_t)(seq - fc->ctl_seq);
 	if (fc->ctl_valid && d < 0 && d > -ASK_CTL_LATE)
@@ -342,7 +346,11 @@ static inline int ask_swap(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
 	}
 	if (!isw_shard_claim(w, m, ti))
 		return ISW_PKT_TAKEN;
-	if (unlikely(ctl_late(&ask_fetch[ti], ask_be32(h->seq)))) {
+	if (unlikely(ask_incarnation(h) != ask_state[ti].incarnation)) {
+		drop(w, m, cnt, ISW_DROP_ASK_INCARNATION);
+		return ISW_PKT_TAKEN;
+	}
+	if (unlikely(ctl_late(&ask_state[ti], ask_be32(h->seq)))) {
 		drop(w, m, cnt, ISW_DROP_ASK_STALE);
 		return ISW_PKT_TAKEN;
 	}
@@ -406,7 +414,11 @@ static inline int ask_fetch_req(struct isw_worker *w, struct rte_mbuf *m, uint8_
 	}
 	if (!isw_shard_claim(w, m, ti))
 		return ISW_PKT_TAKEN;
-	struct ask_fetch_cache *fc = &ask_fetch[ti];
+	struct ask_task_state *fc = &ask_state[ti];
+	if (unlikely(ask_incarnation(h) != fc->incarnation)) {
+		drop(w, m, cnt, ISW_DROP_ASK_INCARNATION);
+		return ISW_PKT_TAKEN;
+	}
 	bool same = fc->valid && fc->seq == seq;
 	if (unlikely(ctl_late(fc, seq) ||
 	             (same && (fc->sel != sel || fc->start != start || fc->count != count)))) {
@@ -436,6 +448,105 @@ static inline int ask_fetch_req(struct isw_worker *w, struct rte_mbuf *m, uint8_
 	fc->len = (uint16_t)(ASK_HDR_LEN + paylen);
 	memcpy(fc->reply, h, fc->len);
 	bounce(w, m, p, paylen);
+	return ISW_PKT_TAKEN;
+}
+
+void ask_task_state_reset(const struct ask_task *t, unsigned ti, bool aas)
+{
+	uint32_t ring = ask_task_ring(t), span = 2u * t->window;
+	if (aas)
+		for (unsigned u = 0; u < ASK_AA_UNITS; u++)
+			isw_reg_clear_range(ask_regs[ASK_REG_AA0 + u], t->aa_base,
+			                    ask_task_rows(t));
+	isw_reg_clear_range(ask_regs[ASK_REG_AGGSTATE], t->ring_base, ring);
+	isw_reg_clear_range(ask_regs[ASK_REG_WINDOW], t->ring_base, ring);
+	for (uint32_t i = 0; i < ring; i++)
+		isw_reg_set(ask_regs[ASK_REG_SEEN], t->ring_base + i, 0, (i % span + 1) % span);
+	isw_reg_set(ask_regs[ASK_REG_ACTIVE], ti, 0, 0);
+	ask_state[ti].valid = false;
+	ask_state[ti].ctl_valid = false;
+}
+
+/* The task's counters a job reports, summed over every lcore's (only the owner counts them). */
+struct job_sums {
+	uint64_t tuples, absorbed, claims, fetched;
+};
+
+static void job_sums(unsigned ti, struct job_sums *s)
+{
+	*s = (struct job_sums){0};
+	for (unsigned l = 0; l < ISW_MAX_WORKERS; l++) {
+		const struct ask_counters *x = &ask_counters[l][ti];
+		s->tuples += x->tuples;
+		s->absorbed += x->claims + x->combines;
+		s->claims += x->claims;
+		s->fetched += x->fetched;
+	}
+}
+
+/*
+ * BEGIN (docs/ask.md, Job lifetime): count = N << 16 | E. If N is the task's incarnation already,
+ * it only reports (a receiver's probe, or the retry of a BEGIN that worked). If E is, N becomes the
+ * incarnation and the task starts afresh: windows, rings, active copies, control seq (BEGIN's
+ * own), kept reply, and the aggregator arrays when they hold anything (a job that died before
+ * its final drain left entries). Otherwise, or if the shape differs, ERROR. The reply carries
+ * the task's shape and what this incarnation counted, for the receiver's end-to-end check. Like
+ * FETCH, it is not a pipeline pass: the reset writes the registers directly, on the owning lcore.
+ */
+static inline int ask_begin(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, uint32_t len,
+                            const struct ask_task *t, unsigned ti)
+{
+	struct ask_counters *cnt = &ask_counters[w->index][ti];
+	struct ask_hdr *h = (struct ask_hdr *)(p + ASK_HDR_OFF);
+	if (unlikely(len < ASK_PAY_OFF + sizeof(struct ask_job_info))) {
+		drop(w, m, cnt, ISW_DROP_MALFORMED);
+		return ISW_PKT_TAKEN;
+	}
+	if (!isw_shard_claim(w, m, ti))
+		return ISW_PKT_TAKEN;
+	struct ask_task_state *st = &ask_state[ti];
+	uint32_t want = ask_incarnation(h), expect = ask_be32(h->count) & 0xFFFFu;
+	uint8_t error = ASK_BEGIN_OK, flags = 0;
+	struct job_sums now;
+	job_sums(ti, &now);
+	if (h->nslots != t->nslots || h->key_bytes != t->key_bytes) {
+		error = ASK_BEGIN_SHAPE;
+	} else if (st->incarnation != want) {
+		if (st->incarnation != expect || want == expect) {
+			error = ASK_BEGIN_INCARNATION;
+		} else {
+			/* Entries held: claimed and not fetched since the last start. */
+			bool held = now.claims - st->base_claims != now.fetched - st->base_fetched;
+			ask_task_state_reset(t, ti, held);
+			st->incarnation = (uint16_t)want;
+			st->jobs++;
+			st->base_tuples = now.tuples;
+			st->base_absorbed = now.absorbed;
+			st->base_claims = now.claims;
+			st->base_fetched = now.fetched;
+			st->ctl_seq = ask_be32(h->seq);
+			st->ctl_valid = true;
+			flags = ASK_JOB_F_RESET;
+		}
+	}
+	cnt->begins++;
+	cnt->bad_requests += error != ASK_BEGIN_OK;
+	struct ask_job_info *ji = (struct ask_job_info *)(p + ASK_PAY_OFF);
+	memset(ji, 0, sizeof(*ji));
+	ask_put32(ji->reg, st->reg);
+	ji->error = error;
+	ji->flags = flags;
+	ji->op = t->op;
+	ask_put16(ji->channels, t->nchannels);
+	ask_put32(ji->window, t->window);
+	ask_put32(ji->aa_size, t->aa_size);
+	ask_put64(ji->tuples, now.tuples - st->base_tuples);
+	ask_put64(ji->absorbed, now.absorbed - st->base_absorbed);
+	ask_put64(ji->held, (now.claims - st->base_claims) - (now.fetched - st->base_fetched));
+	ask_put32(ji->jobs, st->jobs);
+	reply_header(h, t, ASK_BEGIN_DONE, error != ASK_BEGIN_OK ? ASK_F_ERROR : 0, 0);
+	ask_put32(h->count, (uint32_t)st->incarnation << 16);
+	bounce(w, m, p, sizeof(*ji));
 	return ISW_PKT_TAKEN;
 }
 
@@ -476,9 +587,10 @@ static __rte_always_inline int ask_process_common(struct isw_worker *w, struct r
 	len = ASK_ETH_LEN + iplen;
 	const struct ask_hdr *h = (const struct ask_hdr *)(p + ASK_HDR_OFF);
 	uint8_t type = h->type;
-	if (type == ASK_DATA_ACK || type == ASK_SWAP_DONE || type == ASK_FETCH_REPLY)
-		return ISW_PKT_NEXT; /* replies on their way to a host */
-	if (unlikely(type != ASK_DATA && type != ASK_SWAP && type != ASK_FETCH)) {
+	if (unlikely(type != ASK_DATA && type != ASK_SWAP && type != ASK_FETCH &&
+	             type != ASK_BEGIN)) {
+		if (type >= 1 && type <= ASK_TYPE_MAX)
+			return ISW_PKT_NEXT; /* replies and host-to-host messages, to a host */
 		isw_drop(w, m, ISW_DROP_MALFORMED);
 		return ISW_PKT_TAKEN;
 	}
@@ -489,10 +601,6 @@ static __rte_always_inline int ask_process_common(struct isw_worker *w, struct r
 		return ISW_PKT_TAKEN;
 	}
 	const struct ask_task *t = &c->tasks[ti];
-	if (unlikely(ask_incarnation(h) != t->incarnation)) {
-		drop(w, m, &ask_counters[w->index][ti], ISW_DROP_ASK_INCARNATION);
-		return ISW_PKT_TAKEN;
-	}
 	if (likely(type == ASK_DATA))
 		return ask_data(w, m, p, len, c, t, ti, pass);
 	if (unlikely(isw_meta(m)->in_port != t->port)) {
@@ -501,7 +609,9 @@ static __rte_always_inline int ask_process_common(struct isw_worker *w, struct r
 	}
 	if (type == ASK_SWAP)
 		return ask_swap(w, m, p, t, ti, pass);
-	return ask_fetch_req(w, m, p, t, ti);
+	if (type == ASK_FETCH)
+		return ask_fetch_req(w, m, p, t, ti);
+	return ask_begin(w, m, p, len, t, ti);
 }
 
 int ask_process(struct isw_worker *w, struct rte_mbuf *m)

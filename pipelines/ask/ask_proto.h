@@ -7,7 +7,8 @@
  * Frame: Ethernet (14) | IPv4 without options (20) | UDP (8) | ASK header (24) | payload.
  * All multi-byte fields are big-endian. The switch takes UDP packets whose destination port is
  * the ASK port (ASK_UDP_PORT unless `ask config set udp-port` changed it) and whose type is
- * DATA, SWAP or FETCH; the replies (DATA_ACK, SWAP_DONE, FETCH_REPLY) travel as plain traffic.
+ * DATA, SWAP, FETCH or BEGIN; the replies, and what senders and receiver tell each other (HELLO,
+ * CLOSE, ABORT and their answers), travel as plain traffic.
  */
 #ifndef ISW_ASK_PROTO_H
 #define ISW_ASK_PROTO_H
@@ -31,12 +32,20 @@ enum ask_type {
 	ASK_SWAP_DONE = 4,   /* switch -> receiver: the copy now active */
 	ASK_FETCH = 5,       /* receiver -> switch: read and clear entries of one copy */
 	ASK_FETCH_REPLY = 6, /* switch -> receiver: the entries, and where to go on */
+	ASK_BEGIN = 7,       /* receiver -> switch: start incarnation N of the task, or probe it */
+	ASK_BEGIN_DONE = 8,  /* switch -> receiver: the task's incarnation, shape and job counts */
+	ASK_HELLO = 9,       /* sender -> receiver: my channels; which incarnation is the job? */
+	ASK_HELLO_ACK = 10,  /* receiver -> sender: the job's incarnation (or ERROR) */
+	ASK_CLOSE = 11,      /* sender -> receiver: a channel's totals, once all of it is acked */
+	ASK_CLOSE_ACK = 12,  /* receiver -> sender: totals received */
+	ASK_ABORT = 13,      /* receiver <-> sender: the job failed (reason and text) */
+	ASK_TYPE_MAX = 13,
 };
 
 #define ASK_F_RESEND 0x01u /* a retransmission (informational: the switch keys on `seen`) */
 #define ASK_F_LONG   0x02u /* opaque records after the header: the switch forwards untouched */
 #define ASK_F_LAST   0x04u /* the channel's last packet */
-#define ASK_F_ERROR  0x80u /* SWAP_DONE / FETCH_REPLY: request refused (bad slot or copy) */
+#define ASK_F_ERROR  0x80u /* replies: request refused (bad slot or copy, BEGIN refused) */
 
 #define ASK_SLOTS_MAX 32u
 #define ASK_VALUE_LEN 4u
@@ -71,7 +80,40 @@ struct ask_hdr {
 
 _Static_assert(sizeof(struct ask_hdr) == ASK_HDR_LEN, "ASK header is 24 bytes");
 
-/* A request's task incarnation (DATA, SWAP, FETCH): the high half of count. */
+/*
+ * BEGIN and BEGIN_DONE carry this after the header (the request zeros, which the switch fills
+ * in): the task as the switch has it, and what it counted in the current incarnation, for the
+ * receiver's end-to-end check (docs/ask.md, Job lifetime). BEGIN's count is N << 16 | E: make N the
+ * task's incarnation if E is (resetting the task's state), or just report if N already is.
+ */
+struct ask_job_info {
+	uint8_t reg[4];      /* the registration's nonce: new at every task add and switch start */
+	uint8_t error;       /* BEGIN_DONE with ERROR: enum ask_begin_error */
+	uint8_t flags;       /* ASK_JOB_F_* */
+	uint8_t op;          /* the task's operator (0 add, 1 max, 2 min) */
+	uint8_t reserved;    /* 0 */
+	uint8_t channels[2]; /* the task's shape */
+	uint8_t reserved2[2];
+	uint8_t window[4];
+	uint8_t aa_size[4];
+	uint8_t tuples[8];   /* valid DATA slots of first occurrences in this incarnation */
+	uint8_t absorbed[8]; /* ... of which claimed an entry or combined into one */
+	uint8_t held[8];     /* entries the AAs hold: claimed minus fetched, in this incarnation */
+	uint8_t jobs[4];     /* incarnations BEGIN started on this registration */
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct ask_job_info) == 48, "ASK job info is 48 bytes");
+
+#define ASK_JOB_F_RESET 0x01u /* this BEGIN started the incarnation: the task's state was reset */
+
+enum ask_begin_error {
+	ASK_BEGIN_OK = 0,
+	ASK_BEGIN_INCARNATION =
+	        1,           /* the task's incarnation is neither N nor E (count's high half) */
+	ASK_BEGIN_SHAPE = 2, /* nslots or key_bytes differ from the task's */
+};
+
+/* A request's task incarnation (DATA, SWAP, FETCH; BEGIN's N): the high half of count. */
 static inline uint16_t ask_incarnation(const struct ask_hdr *h)
 {
 	return (uint16_t)(h->count[0] << 8 | h->count[1]);
@@ -126,6 +168,17 @@ static inline void ask_put32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+}
+
+static inline uint64_t ask_be64(const uint8_t *p)
+{
+	return (uint64_t)ask_be32(p) << 32 | ask_be32(p + 4);
+}
+
+static inline void ask_put64(uint8_t *p, uint64_t v)
+{
+	ask_put32(p, (uint32_t)(v >> 32));
+	ask_put32(p + 4, (uint32_t)v);
 }
 
 /* Little-endian 64-bit load of 8 key bytes, on any host. */

@@ -54,7 +54,18 @@ struct atp_conf {
 	uint8_t index[65536];                  /* appID -> app index, 0 = none */
 };
 
+/*
+ * Per lcore and app: the counters, and first the job this lcore adopted (docs/atp.md, Job
+ * lifetime). The lcore compares the app's named job with its adopted copy on each frame it owns;
+ * when they differ it adopts the named one, from now on (`since`, its now_ms): whatever the app
+ * claimed on this lcore up to then belongs to an earlier job and has lapsed. Shard owners are fixed
+ * at start (isw_dp_shard_init), so every claim of an aggregator is made by the one lcore that
+ * adopts for it, on its own monotonic clock.
+ */
 struct atp_counters {
+	uint64_t adopted;     /* the atp_jobs[].named this lcore adopted (0: none yet) */
+	uint32_t since;       /* its now_ms when it adopted it */
+	uint32_t jobs;        /* ANNOUNCEs that named another job (the app's current job changed) */
 	uint64_t pkts;        /* frames of the app that reached the aggregator logic */
 	uint64_t aggregated;  /* new contributions absorbed into an aggregator */
 	uint64_t completions; /* complete aggregates forwarded to the PS */
@@ -67,11 +78,34 @@ struct atp_counters {
 	uint64_t freed;       /* ... that freed their aggregator */
 	uint64_t lapsed;      /* claims that took over an aggregator whose lease had run out */
 	uint64_t drops;       /* frames of the app dropped (any reason) */
+	uint64_t joins;       /* JOIN frames (seq 0, worker to PS) passed to the PS */
+	uint64_t announces;   /* ANNOUNCE frames (seq 0 ACK, PS to workers) multicast */
 } __rte_cache_aligned;
+
+/* Two cache lines, as before the job check: its fields share the first with the hot counters. */
+_Static_assert(sizeof(struct atp_counters) == 128, "atp_counters: two cache lines");
+
+/*
+ * Per app: the job it runs now (docs/atp.md, Job lifetime), written by the lcore that passes an
+ * ANNOUNCE or by the control thread, read by every lcore on every frame of the app.
+ */
+struct atp_job_name {
+	uint64_t named; /* generation << 32 | job; the generation grows with every change */
+	uint32_t at_ms; /* isw_clock_ms() when it was named */
+	uint32_t pad;
+};
+
+/* The job of a frame: the high half of its tensor key (little-endian u64 at offset 296). */
+static inline uint32_t atp_frame_job(const uint8_t *p)
+{
+	const uint8_t *k = p + ATP_OFF_KEY + 4;
+	return (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24;
+}
 
 extern struct atp_conf *atp_conf_cur;
 extern struct isw_reg *atp_regs[ATP_REG_NB];
 extern struct atp_counters atp_counters[ISW_MAX_WORKERS][ATP_APPS_MAX + 1];
+extern struct atp_job_name atp_jobs[ATP_APPS_MAX + 1];
 
 int atp_process(struct isw_worker *w, struct rte_mbuf *m);
 int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m);

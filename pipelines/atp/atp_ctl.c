@@ -26,6 +26,7 @@
 struct atp_conf *atp_conf_cur;
 struct isw_reg *atp_regs[ATP_REG_NB];
 struct atp_counters atp_counters[ISW_MAX_WORKERS][ATP_APPS_MAX + 1];
+struct atp_job_name atp_jobs[ATP_APPS_MAX + 1];
 
 static struct atp_conf *master; /* what the next snapshot is copied from */
 
@@ -171,12 +172,29 @@ static int need_enabled(struct isw_cmd_ctx *c)
 	return isw_cmd_err(c, ENOENT, "atp is not enabled (pipeline enable atp)");
 }
 
-/* Per app slot, control plane only: the job its last 'atp app reset ... job J' named. */
-static struct atp_job {
-	bool set;
-	uint32_t job;
-	uint32_t at_ms; /* isw_clock_ms() of that reset */
-} jobs[ATP_APPS_MAX + 1];
+/* Per app slot, control plane only: the jobs 'atp app reset ... job J' named (the data path
+ * counts those its ANNOUNCEs named). */
+static uint64_t ctl_jobs[ATP_APPS_MAX + 1];
+
+/*
+ * Names job as app slot's current job (docs/atp.md, Job lifetime): a new generation if the job
+ * changes, so every lcore adopts it at its next frame of the app. The data path may name one at
+ * the same time (an ANNOUNCE): both go through a compare-and-swap. Returns true if it changed.
+ */
+static bool job_name(unsigned slot, uint32_t job, bool fresh)
+{
+	struct atp_job_name *jn = &atp_jobs[slot];
+	uint64_t old = __atomic_load_n(&jn->named, __ATOMIC_ACQUIRE);
+	while (fresh || (uint32_t)old != job) {
+		uint64_t named = ((old >> 32) + 1) << 32 | job;
+		if (__atomic_compare_exchange_n(&jn->named, &old, named, false, __ATOMIC_RELEASE,
+		                                __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&jn->at_ms, isw_clock_ms(), __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
 
 static int arg_app(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
 {
@@ -227,7 +245,10 @@ static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, -rc, "could not create multicast group %u", a.group);
 	for (unsigned w = 0; w < ISW_MAX_WORKERS; w++)
 		memset(&atp_counters[w][slot], 0, sizeof(atp_counters[w][slot]));
-	jobs[slot] = (struct atp_job){0};
+	/* Job 0 (ATP's own clients' keys), in a new generation: nothing of an earlier app in
+	 * this slot is taken for this one's. */
+	job_name(slot, 0, true);
+	ctl_jobs[slot] = 0;
 	master->apps[slot] = a;
 	master->index[id] = (uint8_t)slot;
 	if (publish() < 0) {
@@ -309,11 +330,10 @@ ISW_CMD_REGISTER(atp_app_del, "atp app del", "APP",
                  "unregister an app and free the aggregators it holds", cmd_app_del)
 
 /*
- * A job's start: frees every aggregator the app holds (workers paused), so nothing an earlier
- * job left can combine with the new one. Safe while the app's workers run: an aggregation it
- * cuts short is resent by its workers and completed by the PS. With job J it also names the
- * job that starts (shown by 'atp app show'): the job's other workers wait for that name before
- * they send, so none of them sends before the reset (docs/atp.md, Job lifetime).
+ * Frees every aggregator the app holds (workers paused), so nothing an earlier job left can
+ * combine with a new one. Safe while the app's workers run: an aggregation it cuts short is
+ * resent by its workers and completed by the PS. With job J it also names J the app's current job,
+ * as a PS's ANNOUNCE does: from then on only frames of job J pass (docs/atp.md, Job lifetime).
  */
 static int cmd_app_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -327,19 +347,20 @@ static int cmd_app_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
 	uint32_t freed = app_release(id);
+	if (kv[0].val && job_name(master->index[id], job, false))
+		ctl_jobs[master->index[id]]++;
 	isw_dp_resume();
-	if (kv[0].val)
-		jobs[master->index[id]] =
-		        (struct atp_job){.set = true, .job = job, .at_ms = isw_clock_ms()};
 	isw_json_u64(c->out, "app", id);
 	isw_json_u64(c->out, "aggregators_freed", freed);
 	if (kv[0].val)
 		isw_json_u64(c->out, "job", job);
 	return 0;
 }
-ISW_CMD_REGISTER(atp_app_reset, "atp app reset", "APP [job J]",
-                 "free the aggregators the app holds (a new job's start); job J names the job",
-                 cmd_app_reset)
+ISW_CMD_REGISTER(
+        atp_app_reset, "atp app reset", "APP [job J]",
+        "free the aggregators the app holds; job J names J the app's current job (its PS's "
+        "ANNOUNCE does it for inswitch's tools): frames of other jobs are dropped",
+        cmd_app_reset)
 
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
@@ -358,7 +379,11 @@ static void app_counters(unsigned slot, struct atp_counters *t)
 		t->freed += x->freed;
 		t->lapsed += x->lapsed;
 		t->drops += x->drops;
+		t->joins += x->joins;
+		t->announces += x->announces;
+		t->jobs += x->jobs;
 	}
+	t->jobs += ctl_jobs[slot];
 }
 
 static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -387,14 +412,11 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 				isw_json_u64(c->out, key, (uint64_t)a->ps[k]);
 		}
 		isw_json_u64(c->out, "group", a->group);
-		if (jobs[i].set) {
-			isw_json_u64(c->out, "job", jobs[i].job);
-			isw_json_u64(c->out, "job_started_ms_ago",
-			             (uint32_t)(isw_clock_ms() - jobs[i].at_ms));
-		} else {
-			isw_json_str_kv(c->out, "job", "-");
-			isw_json_str_kv(c->out, "job_started_ms_ago", "-");
-		}
+		uint64_t named = __atomic_load_n(&atp_jobs[i].named, __ATOMIC_ACQUIRE);
+		uint32_t at = __atomic_load_n(&atp_jobs[i].at_ms, __ATOMIC_RELAXED);
+		int32_t ago = (int32_t)(isw_clock_ms() - at);
+		isw_json_u64(c->out, "job", (uint32_t)named);
+		isw_json_u64(c->out, "job_started_ms_ago", ago > 0 ? (uint32_t)ago : 0);
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
@@ -422,13 +444,16 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "freed", t.freed);
 		isw_json_u64(c->out, "lapsed", t.lapsed);
 		isw_json_u64(c->out, "drops", t.drops);
+		isw_json_u64(c->out, "joins", t.joins);
+		isw_json_u64(c->out, "announces", t.announces);
+		isw_json_u64(c->out, "jobs", t.jobs);
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
 	return 0;
 }
 ISW_CMD_REGISTER(atp_app_show, "atp app show", "[APP]",
-                 "show apps (worker ports, PS ports) and their counters", cmd_app_show)
+                 "show apps (worker ports, PS ports, current job) and their counters", cmd_app_show)
 
 static int cmd_pool_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
@@ -442,7 +467,10 @@ static int cmd_pool_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	for (uint32_t i = 0; i < master->pool; i++) {
 		if (isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) == 0)
 			continue;
-		uint32_t age = now - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1);
+		/* A claim made in the ms its lcore adopted a job is dated one ms later. */
+		int32_t sage =
+		        (int32_t)(now - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1));
+		uint32_t age = sage > 0 ? (uint32_t)sage : 0;
 		held++;
 		lapsed += master->lease_ms != 0 && age > master->lease_ms;
 		oldest = age > oldest ? age : oldest;
@@ -478,7 +506,8 @@ static int cmd_pool_lease(struct isw_cmd_ctx *c, int argc, char **argv)
 }
 ISW_CMD_REGISTER(atp_pool_lease, "atp pool lease", "MS",
                  "an aggregation older than MS lapses: the next claim takes its aggregator over "
-                 "(0 = never; default 1000)",
+                 "(default 1000; 0 = never, unsafe for clients that never change job: a dead "
+                 "run's claims join their next run)",
                  cmd_pool_lease)
 
 static int cmd_pool_resize(struct isw_cmd_ctx *c, int argc, char **argv)
@@ -522,7 +551,9 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
 	uint32_t owner = (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0);
-	uint32_t age = isw_clock_ms() - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1);
+	int32_t sage =
+	        (int32_t)(isw_clock_ms() - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1));
+	uint32_t age = sage > 0 ? (uint32_t)sage : 0;
 	uint32_t bitmap = (uint32_t)isw_reg_get(atp_regs[ATP_REG_BITMAP], i, 0);
 	uint32_t count = (uint32_t)isw_reg_get(atp_regs[ATP_REG_COUNT], i, 0);
 	uint32_t ecn = (uint32_t)isw_reg_get(atp_regs[ATP_REG_ECN], i, 0);

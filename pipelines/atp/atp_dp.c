@@ -31,6 +31,58 @@ static inline int to_ps(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, in
 	return ISW_PKT_TAKEN;
 }
 
+/*
+ * inswitch's job frames (docs/atp.md, Job lifetime), seq 0, which ATP's data never uses: a JOIN
+ * (worker to PS) goes to the PS untouched and unchecked; an ANNOUNCE (an ACK from the PS port)
+ * names the job in its key's high half as the app's current job, then goes to the workers as ACKs
+ * do. Neither touches an aggregator.
+ */
+static __rte_noinline int atp_job_frame(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                                        unsigned ai, const struct atp_app *a,
+                                        struct atp_counters *cnt, bool ack, int16_t ps)
+{
+	if (!ack) {
+		cnt->joins++;
+		return to_ps(w, m, p, ps);
+	}
+	struct atp_job_name *jn = &atp_jobs[ai];
+	uint32_t job = atp_frame_job(p);
+	uint64_t old = __atomic_load_n(&jn->named, __ATOMIC_ACQUIRE);
+	while ((uint32_t)old != job) {
+		uint64_t named = ((old >> 32) + 1) << 32 | job;
+		if (__atomic_compare_exchange_n(&jn->named, &old, named, false, __ATOMIC_RELEASE,
+		                                __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&jn->at_ms, w->now_ms, __ATOMIC_RELAXED);
+			cnt->jobs++;
+			break;
+		}
+	}
+	cnt->announces++;
+	isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
+	return ISW_PKT_TAKEN;
+}
+
+/*
+ * This lcore adopts the app's named job: its claims of the app up to now have lapsed. The epoch
+ * starts at since = now, or one ms after the last one's start if that is later (two adoptions in
+ * one ms: the claims of the one before are dated since + 1), so every earlier claim is dated no
+ * later than since and every later one after it.
+ */
+static __rte_noinline void atp_adopt(struct isw_worker *w, struct atp_counters *cnt, uint64_t named)
+{
+	uint32_t since = w->now_ms;
+	if (cnt->adopted != 0 && (int32_t)(cnt->since + 1 - since) > 0)
+		since = cnt->since + 1;
+	cnt->adopted = named;
+	cnt->since = since;
+}
+
+/* A frame that touches no aggregator (overflow) against the app's job, on any lcore. */
+static inline bool job_current(unsigned ai, const uint8_t *p)
+{
+	return atp_frame_job(p) == (uint32_t)__atomic_load_n(&atp_jobs[ai].named, __ATOMIC_ACQUIRE);
+}
+
 static __rte_always_inline int atp_process_common(struct isw_worker *w, struct rte_mbuf *m,
                                                   struct isw_pass *pass)
 {
@@ -70,14 +122,25 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		drop(w, m, cnt, ISW_DROP_ATP_NO_PS);
 		return ISW_PKT_TAKEN;
 	}
+	uint16_t seq = atp_be16(h->seq);
+	if (unlikely(seq == 0))
+		return atp_job_frame(w, m, p, ai, a, cnt, ack, ps);
 	bool overflow = flag & ATP_F_OVERFLOW;
 	bool resend = flag & ATP_F_RESEND;
 	if (unlikely(overflow && !ack)) {
+		if (unlikely(!job_current(ai, p))) {
+			drop(w, m, cnt, ISW_DROP_ATP_JOB);
+			return ISW_PKT_TAKEN;
+		}
 		cnt->overflow++;
 		return to_ps(w, m, p, ps);
 	}
 	if (unlikely(ack && overflow && !resend)) {
 		/* An overflow ACK touches no aggregator (p4ml.p4): straight to the workers. */
+		if (unlikely(!job_current(ai, p))) {
+			drop(w, m, cnt, ISW_DROP_ATP_JOB);
+			return ISW_PKT_TAKEN;
+		}
 		cnt->pkts++;
 		cnt->acks++;
 		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
@@ -90,12 +153,24 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	}
 	if (!isw_shard_claim(w, m, agtr))
 		return ISW_PKT_TAKEN;
+	/* The job check, on the lcore that owns the aggregator: adopt the app's named job if it
+	 * changed (what the app claimed here until then has lapsed), then the frame must be of
+	 * that job. Claims are dated after the adoption (the SALU dates a claim in the adoption's
+	 * ms one ms later), so no claim of an earlier job can pass for one of the current job's. */
+	uint64_t named = __atomic_load_n(&atp_jobs[ai].named, __ATOMIC_ACQUIRE);
+	if (unlikely(cnt->adopted != named))
+		atp_adopt(w, cnt, named);
+	if (unlikely(atp_frame_job(p) != (uint32_t)named)) {
+		drop(w, m, cnt, ISW_DROP_ATP_JOB);
+		return ISW_PKT_TAKEN;
+	}
+	uint32_t since = cnt->since;
 	isw_pass_begin(pass);
 	cnt->pkts++;
-	uint32_t key = (uint32_t)app_id << 16 | atp_be16(h->seq);
+	uint32_t key = (uint32_t)app_id << 16 | seq;
 
 	if (ack) {
-		if (isw_salu_pair_release(pass, atp_regs[ATP_REG_OWNER], agtr, key)) {
+		if (isw_salu_pair_release_since(pass, atp_regs[ATP_REG_OWNER], agtr, key, since)) {
 			isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, 0);
 			isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
 			isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, 0);
@@ -114,7 +189,7 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	if (resend) {
 		/* Never claims: flushes and releases what it owns, else goes on unchanged. */
 		cnt->resends++;
-		if (!isw_salu_pair_release(pass, atp_regs[ATP_REG_OWNER], agtr, key))
+		if (!isw_salu_pair_release_since(pass, atp_regs[ATP_REG_OWNER], agtr, key, since))
 			return to_ps(w, m, p, ps);
 		uint32_t old = isw_salu_read_clear(pass, atp_regs[ATP_REG_BITMAP], agtr);
 		isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
@@ -130,8 +205,9 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	}
 
 	bool lapsed;
-	enum isw_claim claim = isw_salu_claim_lease(pass, atp_regs[ATP_REG_OWNER], agtr, key,
-	                                            w->now_ms, c->lease_ms, &lapsed);
+	enum isw_claim claim =
+	        isw_salu_claim_lease(pass, atp_regs[ATP_REG_OWNER], agtr, key, w->now_ms,
+	                             c->lease_ms, 0xFFFF0000u, since, &lapsed);
 	if (claim == ISW_CLAIM_BUSY) {
 		cnt->collisions++;
 		h->flag |= ATP_F_COLLISION;
@@ -139,8 +215,9 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	}
 	uint32_t old, count;
 	if (unlikely(lapsed)) {
-		/* A lapsed aggregation (its job gone, or too slow): this one starts afresh. Its own
-		 * contributors resend and reach the PS, which never sees the lapsed partial sum. */
+		/* A lapsed aggregation (an earlier job's, or too slow): this one starts afresh. Its
+		 * own contributors resend and reach the PS, which never sees the lapsed partial
+		 * sum. */
 		cnt->lapsed++;
 		old = 0;
 		isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);

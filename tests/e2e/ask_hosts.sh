@@ -15,10 +15,17 @@
 #       times, and the absorbed fraction (the switch's absorbed / tuples) rises with swaps
 #   (d) as (a) with the switch on two worker lcores in strict mode: exact, with hand-offs to
 #       the lcore that owns the task and no register array used twice in a pass
-#   (e) job lifetime: an earlier job of task 1 (incarnation 1) keeps sending on channel 0 -- the
-#       same task, channel and seqs as the next job -- when ask-wordcount --ctl registers task
-#       1 again (del, add) as a new incarnation and runs: exact, the old packets dropped
-#       (ask-incarnation) before they touch anything
+#   (e) job lifetime, a crashed receiver: a job of task 1 whose receiver is SIGKILLed mid-stream
+#       leaves its sender resending (the same task, channels and seqs as the next job); the next
+#       job runs at once on the same registration, without --ctl: its receiver BEGINs a new
+#       incarnation, the old packets are dropped (ask-incarnation) and the job is exact
+#   (f) jobs one after the other on one registration made by hand (window 64), without --ctl:
+#       a short text (fewer packets per channel than the window), then another, then the whole
+#       corpus; every job exact and verified (before BEGIN, the second job's first seqs were
+#       taken as repeats and its table came out wrong with exit 0)
+#   (g) a switch restart mid-job (SIGKILL, started again at once with the task back from its
+#       config file): what the switch held is lost, so the job must fail, within seconds, with
+#       a message saying so (receiver and senders non-zero), never "result verified"
 #   ask_hosts.sh BUILD_DIR        (ASK_CASES="a c" runs only those cases)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -30,15 +37,9 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 tools=$build/hosts/ask
 wordcount=$src/hosts/ask/ask-wordcount
 isw_need_tools "$tools/ask-sender" "$tools/ask-receiver" "$tools/ask-count"
-corpus=()
-for f in /usr/share/games/fortunes/*; do
-	[[ -f $f && $f != *.dat && $f != *.u8 ]] && corpus+=("$f")
-done
-[ ${#corpus[@]} -gt 0 ] || {
-	echo "skipped: no text corpus (Debian package fortunes; scripts/deps.sh installs it)"
-	exit 77
-}
-cases=${ASK_CASES:-a x b c d e}
+isw_fortunes
+corpus=("${ISW_TEXTS[@]}")
+cases=${ASK_CASES:-a x b c d e f g}
 ASK_IP=10.99.0.254
 RX_MAC=02:00:00:00:00:05
 RX_IP=10.99.0.5
@@ -61,11 +62,12 @@ isw_ctl ask config set ip $ASK_IP >/dev/null
 isw_l2_static || isw_fail "l2 add"
 isw_wait_path 1 $RX_IP || isw_fail "no path from h1 to the receiver"
 
-# wc NAME [ask-wordcount options]: one WordCount job over the corpus; prints its summary.
+# wc NAME [ask-wordcount options]: one WordCount job over the corpus (or the files in
+# WC_INPUTS); prints its summary.
 wc() {
-	local name=$1 args=()
+	local name=$1 args=() f
 	shift
-	for f in "${corpus[@]}"; do args+=(--input "$f"); done
+	for f in ${WC_INPUTS:-"${corpus[@]}"}; do args+=(--input "$f"); done
 	"$wordcount" --build "$tools" --receiver-ns "${ISW_TAG}h5" --receiver-ip $RX_IP \
 		--switch-ip $ASK_IP --senders "$SENDERS" "${args[@]}" --slots 16 --key-bytes 16 \
 		--aa-size 2048 --window 64 "$@" >"$ISW_TMP/$name.out" 2>&1 || {
@@ -196,21 +198,82 @@ if [[ $cases == *d* ]]; then
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 if [[ $cases == *e* ]]; then
-	isw_ctl ask task del 1 >/dev/null 2>&1 || true
-	isw_ctl ask task add 1 receiver "$RX_MAC,$RX_IP,42405,4" channels 4 window 64 slots 16 \
-		key-bytes 16 op add aa-size 2048 senders 0,1,2,3 incarnation 1 >/dev/null
-	# The earlier job: no receiver any more, so its window is resent and resent.
-	ip netns exec "${ISW_TAG}h1" "$tools/ask-sender" --task 1 --incarnation 1 --receiver $RX_IP \
-		--channel 0 --window 64 --slots 16 --key-bytes 16 --words "${corpus[0]}" --rto-ms 5 \
-		>/dev/null 2>&1 &
+	task 16 16 2048 64
+	# The earlier job: its receiver killed once the stream runs, its sender resending.
+	ip netns exec "${ISW_TAG}h5" "$tools/ask-receiver" --task 1 --channels 4 --window 64 \
+		--slots 16 --key-bytes 16 --aa-size 2048 --switch $ASK_IP --json \
+		>"$ISW_TMP/e0.rx" 2>"$ISW_TMP/e0.rx.err" &
+	e0rx=$!
+	ip netns exec "${ISW_TAG}h1" "$tools/ask-sender" --task 1 --receiver $RX_IP --channel 0 \
+		--channels 4 --window 64 --slots 16 --key-bytes 16 --rto-ms 5 --retries 200 \
+		"${corpus[@]/#/--words=}" >/dev/null 2>"$ISW_TMP/e0.tx.err" &
 	ISW_STOP_PIDS+=($!)
-	sleep 1
-	wc e --swap-threshold 2000 --ctl "$ISW_CTL_SOCK" --ctl-bin "$build/inswitch-ctl" \
-		--receiver-mac $RX_MAC --switch-port 4 --sender-ports 0,1,2,3
-	grep "registered on the switch" "$ISW_TMP/e.out" | sed 's/^/e: /'
+	for _ in $(seq 100); do
+		[ "$(counters | jq .pkts)" -gt 500 ] && break
+		sleep 0.05
+	done
+	[ "$(counters | jq .pkts)" -gt 500 ] || isw_fail "e: the earlier job did not run"
+	kill -KILL $e0rx
+	wait $e0rx 2>/dev/null || true
+	before=$(isw_ctl --json stats show | jq '[.drops[] | select(.reason == "ask-incarnation") | .count] | add // 0')
+	wc e --swap-threshold 2000
 	stale=$(isw_ctl --json stats show | jq '[.drops[] | select(.reason == "ask-incarnation") | .count] | add // 0')
-	echo "e: the earlier job's packets dropped as ask-incarnation: $stale"
-	[ "$stale" -gt 0 ] || isw_fail "e: the earlier job's packets were not seen"
+	echo "e: the earlier job's packets dropped as ask-incarnation: $((stale - before))"
+	[ "$stale" -gt "$before" ] || isw_fail "e: the earlier job's packets were not seen"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
+fi
+if [[ $cases == *f* ]]; then
+	task 16 16 2048 64 # once, by hand: every job after it runs on this registration
+	WC_INPUTS=/usr/share/games/fortunes/goedel wc f1 --swap-threshold 2000
+	pkts=$(counters | jq .pkts)
+	echo "f1: $pkts packets on 4 channels, window 64"
+	[ "$pkts" -lt $((4 * 64)) ] || isw_fail "f1: the first job was not short ($pkts packets)"
+	WC_INPUTS=/usr/share/games/fortunes/linuxcookie wc f2 --swap-threshold 2000
+	wc f3 --swap-threshold 2000
+	echo "f: three jobs on one registration: $(isw_ctl --json ask task show 1 | jq -c '.tasks[0] | {incarnation, jobs}')"
+	[ "$(isw_ctl --json ask task show 1 | jq '.tasks[0].jobs')" = 3 ] || isw_fail "f: not 3 jobs"
+	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
+fi
+if [[ $cases == *g* ]]; then
+	conf=$ISW_TMP/ask.conf
+	{
+		echo "ask config set ip $ASK_IP"
+		for i in 1 2 3 4 5; do printf 'l2 add 02:00:00:00:00:%02x %d\n' $i $((i - 1)); done
+		echo "ask task add 1 receiver $RX_MAC,$RX_IP,42405,4 channels 4 window 64 slots 16 key-bytes 16 op add aa-size 2048 senders 0,1,2,3"
+	} >"$conf"
+	isw_switch_stop
+	isw_switch_start "$build" --pipeline ask --config "$conf" || isw_fail "g: inswitch did not start"
+	isw_wait_path 1 $RX_IP || isw_fail "g: no path from h1 to the receiver"
+	args=()
+	for f in "${corpus[@]}"; do args+=(--input "$f"); done
+	"$wordcount" --build "$tools" --receiver-ns "${ISW_TAG}h5" --receiver-ip $RX_IP \
+		--switch-ip $ASK_IP --senders "$SENDERS" "${args[@]}" --slots 16 --key-bytes 16 \
+		--aa-size 2048 --window 64 --keep "$ISW_TMP/g" >"$ISW_TMP/g.out" 2>&1 &
+	gpid=$!
+	for _ in $(seq 200); do
+		[ "$(counters | jq .pkts)" -gt 2000 ] && break
+		sleep 0.05
+	done
+	[ "$(counters | jq .pkts)" -gt 2000 ] || isw_fail "g: the job did not run"
+	kill -KILL "$ISW_PID"
+	wait "$ISW_PID" 2>/dev/null || true
+	ISW_PID=""
+	t0=$(date +%s.%N)
+	isw_switch_start "$build" --pipeline ask --config "$conf" || isw_fail "g: no restart"
+	rc=0
+	wait $gpid || rc=$?
+	took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	sed 's/^/g: /' "$ISW_TMP/g.out" | grep -v '^g: *$' | head -n 12
+	[ $rc -ne 0 ] || isw_fail "g: the job exited 0 across a switch restart"
+	grep -q "result verified" "$ISW_TMP/g.out" && isw_fail "g: a result was verified"
+	grep -Eq "lost the job's state|did not answer" "$ISW_TMP/g/receiver.err" ||
+		isw_fail "g: the receiver did not say the switch lost the job"
+	for i in 0 1 2 3; do
+		grep -q "aborted the job\|no ACK" "$ISW_TMP/g/sender.$i.err" ||
+			isw_fail "g: sender $i did not stop on the receiver's word"
+	done
+	echo "g: the job failed ${took} s after the switch was killed, saying: $(grep -h "ask-receiver:" "$ISW_TMP/g/receiver.err" | head -n 1)"
+	awk -v t="$took" 'BEGIN { exit !(t < 20) }' || isw_fail "g: took $took s to fail"
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 fi
 # every case asked for ran to its end (lib.sh, isw_cases)

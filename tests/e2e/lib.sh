@@ -18,6 +18,7 @@
 #                         "port l2" and are in their session's group before their first packet
 #   isw_ctl ARGS          run inswitch-ctl against it
 #   isw_ns I CMD...       run CMD in host I's namespace
+#   isw_fortunes          the texts of the package fortunes in ISW_TEXTS (skips without them)
 #   isw_python BUILD_DIR MODULES...  the Python of the tests (Debian's /usr/bin/python3) in
 #                         $py, with the inswitch package and BUILD_DIR's library in its
 #                         environment; exits 77 (skipped) when a module is missing
@@ -165,6 +166,20 @@ isw_tcp_transfer() {
 
 isw_ctl() {
 	"$ISW_BUILD/inswitch-ctl" -s "$ISW_CTL_SOCK" "$@"
+}
+
+# isw_fortunes: the texts of the Debian package fortunes (a real corpus for the ASK tests) in
+# the array ISW_TEXTS; exits 77 (skipped) when the package is missing.
+isw_fortunes() {
+	local f
+	ISW_TEXTS=()
+	for f in /usr/share/games/fortunes/*; do
+		[[ -f $f && $f != *.dat && $f != *.u8 ]] && ISW_TEXTS+=("$f")
+	done
+	[ ${#ISW_TEXTS[@]} -gt 0 ] || {
+		echo "skipped: no text corpus (Debian package fortunes; scripts/deps.sh installs it)"
+		exit 77
+	}
 }
 
 isw_l2_static() {

@@ -100,7 +100,7 @@ atp_job() {
 	sleep 0.3
 	for r in 0 1 2 3; do
 		isw_ns $((r + 1)) "$atpw" --id $r --workers 4 --app 1 --dev eth0 "${ATP_OPTS[@]}" \
-			--count 2Mi --type int32 --check --ctl "$ISW_CTL_SOCK" --job 1 --json --quiet \
+			--count 2Mi --type int32 --check --json --quiet \
 			>"$ISW_TMP/atp.$r.json" 2>"$ISW_TMP/atp.$r.err" &
 		pids+=($!)
 	done

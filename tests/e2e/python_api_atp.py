@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One worker of tests/e2e/python_api.sh's ATP part: inswitch.ATP against a real switch and PS.
 
-  python_api_atp.py ID WORKERS SYNC_DIR CTL
+  python_api_atp.py ID WORKERS SYNC_DIR
 
+  0. no control socket and no job number: the first call JOINs the app's job, which the PS names;
+     job=, ctl=, reset= are ignored with a DeprecationWarning;
   1. numpy int32 in place, no copy, exact (values far from saturation), twice with different
-     data (each call a new tensor key);
+     data (each call a new tensor key), verified end to end (the default);
   2. a torch float32 tensor within ATP's scaling bound (workers / (2 * scale) per element), and
-     a value too large for the scale (the packet goes as floats, the PS sums it);
-  3. verify=True refused (ValueError);
+     a value too large for the scale (the packet goes as floats, the PS sums it), verified (its
+     int32 packets);
+  3. a sum that saturates in the switch: ResultCheckError naming it ("saturated"), the buffer
+     holding what the switch sent, and the communicator goes on; verify=False skips the check;
   4. the parameter server stopped: AllreduceTimeout, then CommunicatorBroken.
 Prints one JSON line; exit status 0 only if every step held.
 """
@@ -17,6 +21,7 @@ import json
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 import torch
@@ -25,15 +30,18 @@ import inswitch
 from inswitch.comm import _Buffer
 from isw_check import expect
 
-wid, workers, sync, ctl = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+wid, workers, sync = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 SCALE = 2.0 ** 20
 seen = {"id": wid}
 
 
-# The job's start on the switch (the default with ctl): worker 0 frees what the app holds and
-# names job 7, the other waits for the name.
-comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3, ctl=ctl, job=7)
-expect(ValueError, lambda: inswitch.ATP(wid, workers, 1, "eth0", reset=True), "needs the")
+# 0. The PS names the job: nothing to give but the app.
+comm = inswitch.ATP(wid, workers, 1, "eth0", window=50, scale=SCALE, give_up_s=3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    expect(ValueError, lambda: inswitch.ATP(wid, 0, 1, "eth0", job=7, ctl="/nonexistent"),
+           "bad ATP parameters")
+assert [w.category for w in caught] == [DeprecationWarning] * 2, caught
 
 # 1. int32, twice.
 for k in (1, 2):
@@ -59,13 +67,21 @@ bound = workers / (2 * SCALE) + 1e-6 * exact.abs()
 assert bool((err <= bound).all()), "float32 error %g" % err.max().item()
 seen["float32_max_err"] = err.max().item()
 
-# 3. no verify for ATP.
-expect(ValueError, lambda: comm.allreduce(t, verify=True), "no end-to-end check")
+# 3. A sum beyond INT32_MAX saturates in the switch: the check says so, the buffer holds the
+# clamped result, and the communicator goes on.
+x = np.full(1000, 7, dtype=np.int32)
+x[500] = 2**31 - 10
+seen["saturated"] = expect(inswitch.ResultCheckError, lambda: comm.allreduce(x), "saturated")
+assert x[500] == 2**31 - 1 and x[0] == 7 * workers, (x[500], x[0])
+x = np.full(1000, 7, dtype=np.int32)
+x[500] = 2**31 - 10
+comm.allreduce(x, verify=False)  # unchecked: the clamped result, no error
+assert x[500] == 2**31 - 1
 s = comm.stats
 seen["stats"] = s.as_dict()
 # (no check of retransmits: ATP workers start unsynchronised, and the first packets of the one
 # that starts first time out waiting for the other, by design)
-assert s.jobs == 3 and s.results > 0, s
+assert s.jobs == 5 and s.verified == 3 and s.results > 0, s
 
 # 4. The PS goes away: the timeout says what to look at, then the communicator is broken.
 open(os.path.join(sync, "atp-done.%d" % wid), "w").close()

@@ -3,7 +3,9 @@
 # unavailable) while an ATP job runs through it (four workers, one PS, 2 threads each, a tensor
 # that outlasts the test): the switch is SIGKILLed and started again 8 times, each time
 # at once, and its app added again, so the job's frames (resends, while the switch is away)
-# keep arriving through every restart, as in a restart mid-job. Every start must answer on its
+# keep arriving through every restart, as in a restart mid-job: a new switch knows the app's job
+# as 0, drops the job's frames (atp-job) until a stalled worker's JOIN brings the PS's ANNOUNCE
+# of the job, which names it there again (docs/atp.md, Job lifetime). Every start must answer on its
 # control socket within RESTART_BOUND_S seconds (default 5), and say in 'version' how long its
 # start took and where (exec, EAL, ports, pipelines and config). Under this load the ports
 # phase (AF_XDP sockets and XDP programs, CPU work shared with the busy hosts) is the one that
@@ -56,10 +58,13 @@ for round in 1 2 3 4 5 6 7 8; do
 	awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t <= b) }' ||
 		isw_fail "round $round: $took s to answer, the bound is $bound s"
 	worst=$(awk -v a="$worst" -v b="$took" 'BEGIN { print (b > a ? b : a) }')
-	# The job goes on through the new switch: its frames arrive again.
+	# The job goes on through the new switch: the PS names its job there again, and its
+	# frames arrive again.
 	app_add || isw_fail "round $round: atp app add"
 	sleep 1.5
 	[ "$(pkts)" -gt 0 ] || isw_fail "round $round: no frame of the job reached the new switch"
+	[ "$(isw_ctl --json atp app show 1 | jq '.apps[0].job')" != 0 ] ||
+		isw_fail "round $round: the job was not named on the new switch"
 done
 echo "8 restarts under load: the slowest answered after $worst s (bound $bound s)"
 echo "PASS"

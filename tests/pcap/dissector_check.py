@@ -16,7 +16,8 @@ SML = ["msg_type", "size", "job_number", "tsi", "pool_index", "pool_index.set",
        "pool_index.bit14", "pool_index.slot", "e0", "e1", "values", "value"]
 ATP = ["template.ecn", "bitmap", "num_worker", "flag", "flag.overflow", "flag.psindex",
        "flag.dataindex", "flag.ecn", "flag.resend", "flag.collision", "flag.ack", "app", "seq",
-       "agtr", "agtr2", "values", "value", "key", "len_tensor"]
+       "agtr", "agtr2", "values", "value", "key", "len_tensor", "job", "kind", "join.nonce",
+       "join.state", "announce.nonce"]
 ASK = ["type", "flags", "flags.resend", "flags.long", "flags.last", "flags.error", "task",
        "channel", "nslots", "key_bytes", "seq", "bitmap", "sel.slot", "sel.copy", "start",
        "incarnation", "max_records", "records", "slot.index", "slot.valid", "key", "value",
@@ -71,6 +72,14 @@ def atp(b):
     if len(b) >= 294:
         d["key"] = [be(b, 282, 8)]
         d["len_tensor"] = [be(b, 290, 4)]
+        d["job"] = [int.from_bytes(b[286:290], "little")]
+    seq = be(b, 28, 2)
+    d["kind"] = ["data" if seq else "ANNOUNCE" if fl & 1 else "JOIN"]
+    if d["kind"] == ["JOIN"] and n >= 2:
+        d["join.nonce"] = [be(b, 34, 4)]
+        d["join.state"] = [be(b, 38, 4)]
+    elif d["kind"] == ["ANNOUNCE"]:
+        d["announce.nonce"] = [be(b, 34 + 4 * i, 4) for i in range(min(n, b[24]))]
     return d
 
 
@@ -143,6 +152,8 @@ def parse(field, text):
     for v in text.split(","):
         if field.endswith((".key", ".opaque")) and field.startswith("ask."):
             out.append(v.replace(":", ""))
+        elif field == "atp_agg.kind":
+            out.append(v)
         elif v in ("True", "False"):
             out.append(int(v == "True"))
         else:

@@ -314,6 +314,61 @@ static void test_pair_add(void **state)
 	reg_del(r);
 }
 
+/* Claim with a lease and a group epoch (the owner pair of ATP), and the releases. */
+static void test_pair_claim_lease_epoch(void **state)
+{
+	(void)state;
+	struct isw_reg *r = reg_new("o", ISW_REG_PAIR, 16);
+	const uint32_t g = 0xFFFF0000u, a7 = 1u << 16 | 7, a8 = 1u << 16 | 8, b7 = 2u << 16 | 7;
+	bool lapsed;
+
+	/* Free: taken, dated now; then owned, its date kept. */
+	assert_int_equal(isw_salu_claim_lease(NULL, r, 1, a7, 100, 1000, g, 50, &lapsed),
+	                 ISW_CLAIM_FRESH);
+	assert_false(lapsed);
+	assert_int_equal(isw_reg_get(r, 1, 1), 100);
+	assert_int_equal(isw_salu_claim_lease(NULL, r, 1, a7, 150, 1000, g, 50, &lapsed),
+	                 ISW_CLAIM_OWN);
+	assert_int_equal(isw_reg_get(r, 1, 1), 100);
+	/* Another key of the group, within the lease and the epoch: busy. */
+	assert_int_equal(isw_salu_claim_lease(NULL, r, 1, a8, 150, 1000, g, 50, &lapsed),
+	                 ISW_CLAIM_BUSY);
+	/* The group's epoch moves past the claim: lapsed, for its own key too (not owned). */
+	assert_int_equal(isw_salu_claim_lease(NULL, r, 1, a7, 150, 1000, g, 100, &lapsed),
+	                 ISW_CLAIM_FRESH);
+	assert_true(lapsed);
+	assert_int_equal(isw_reg_get(r, 1, 1), 150);
+	/* A key of another group (with its own epoch, since 0) finds it busy until the lease has
+	 * run out. */
+	assert_int_equal(isw_salu_claim_lease(NULL, r, 1, b7, 1100, 1000, g, 0, &lapsed),
+	                 ISW_CLAIM_BUSY);
+	assert_int_equal(isw_salu_claim_lease(NULL, r, 1, b7, 1151, 1000, g, 0, &lapsed),
+	                 ISW_CLAIM_FRESH);
+	assert_true(lapsed);
+	/* A claim in the epoch's first ms (now <= since) is dated since + 1, so a later claim in
+	 * the same ms does not take it for an earlier epoch's; one ahead of now never lapses by
+	 * the lease. */
+	assert_int_equal(
+	        isw_salu_claim_lease(NULL, r, 2, a7, 0xFFFFFFFFu, 10, g, 0xFFFFFFFFu, &lapsed),
+	        ISW_CLAIM_FRESH);
+	assert_int_equal(isw_reg_get(r, 2, 1), 0);
+	assert_int_equal(
+	        isw_salu_claim_lease(NULL, r, 2, a7, 0xFFFFFFFFu, 10, g, 0xFFFFFFFFu, &lapsed),
+	        ISW_CLAIM_OWN);
+	assert_false(lapsed);
+	/* Release in the epoch: not a claim made before since; then one after it. */
+	assert_false(isw_salu_pair_release_since(NULL, r, 1, b7, 1151));
+	assert_false(isw_salu_pair_release_since(NULL, r, 1, a7, 1000));
+	assert_true(isw_salu_pair_release_since(NULL, r, 1, b7, 1150));
+	assert_int_equal(isw_reg_get(r, 1, 0), 0);
+	assert_int_equal(isw_reg_get(r, 1, 1), 0);
+	/* The plain release: any claim of key. */
+	assert_false(isw_salu_pair_release(NULL, r, 2, a8));
+	assert_true(isw_salu_pair_release(NULL, r, 2, a7));
+	assert_int_equal(isw_reg_get(r, 2, 0), 0);
+	reg_del(r);
+}
+
 static void test_pair_set_clear_sel0(void **state)
 {
 	(void)state;
@@ -1570,6 +1625,7 @@ int main(void)
 	        T(test_salu_count_to),
 	        T(test_pair_read_write),
 	        T(test_pair_add),
+	        T(test_pair_claim_lease_epoch),
 	        T(test_pair_set_clear_sel0),
 	        T(test_pair_set_clear_sel1),
 	        T(test_pair_set_clear_switchml_shadow),

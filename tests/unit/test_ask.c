@@ -106,7 +106,9 @@ static struct rte_mbuf *mk(const struct pkt *f, uint16_t in_port)
 	const struct ask_task *t = ask_conf_cur->index[f->task] ? task(f->task) : NULL;
 	unsigned ns = f->nslots ? f->nslots : t ? t->nslots : 1;
 	unsigned kb = f->kb ? f->kb : t ? t->key_bytes : 8;
-	unsigned len = f->type == ASK_DATA ? ask_data_len(ns, kb) : ASK_PAY_OFF;
+	unsigned len = f->type == ASK_DATA    ? ask_data_len(ns, kb)
+	               : f->type == ASK_BEGIN ? ASK_PAY_OFF + sizeof(struct ask_job_info)
+	                                      : ASK_PAY_OFF;
 	static const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x99}, src[6] = {0x02, 0, 0, 0, 0, 1};
 	memcpy(b, dst, 6);
 	memcpy(b + 6, src, 6);
@@ -367,6 +369,132 @@ static void test_incarnation(void **state)
 	assert_int_equal(cnt(1)->fetches, 1);
 	assert_int_equal(ask_be32(tx_hdr(RX, 1)->count), 1); /* the one record */
 	assert_int_equal(drops(ISW_DROP_ASK_INCARNATION), 3);
+}
+
+/* BEGIN of task 1 (4 slots, key width 8) from the receiver's port: count = want << 16 | expect. */
+static const struct ask_job_info *begin(uint16_t want, uint16_t expect, uint32_t seq)
+{
+	struct pkt b = {.type = ASK_BEGIN,
+	                .task = 1,
+	                .seq = seq,
+	                .start = 77,
+	                .count = (uint32_t)want << 16 | expect};
+	unsigned n = w->tx[RX].n;
+	feed(&b, RX);
+	assert_int_equal(w->tx[RX].n, n + 1);
+	const struct ask_hdr *h = tx_hdr(RX, n);
+	assert_int_equal(h->type, ASK_BEGIN_DONE);
+	assert_int_equal(ask_be32(h->seq), seq); /* echoed, and start too */
+	assert_int_equal(ask_be32(h->start), 77);
+	assert_int_equal(rte_pktmbuf_data_len(w->tx[RX].pkts[n]),
+	                 ASK_PAY_OFF + sizeof(struct ask_job_info));
+	return (const struct ask_job_info *)(tx_frame(RX, n) + ASK_PAY_OFF);
+}
+
+static uint16_t begin_inc(void)
+{
+	return (uint16_t)(ask_be32(tx_hdr(RX, w->tx[RX].n - 1)->count) >> 16);
+}
+
+static uint8_t begin_flags(void)
+{
+	return tx_hdr(RX, w->tx[RX].n - 1)->flags;
+}
+
+/*
+ * Jobs on one registration (docs/ask.md, Job lifetime): a job that sent fewer packets than the
+ * window left its seqs in the rings and an entry in the AAs; the next job's BEGIN (N from E) resets
+ * the task, so the next job's seq 0 is a first occurrence (before BEGIN existed it was a repeat and
+ * its tuples were lost) and the leftover entry is gone. A retried BEGIN or a probe changes
+ * nothing; a BEGIN from a stale E, of another shape, from another port or too short is refused.
+ * The reply reports this incarnation's counts.
+ */
+static void test_begin(void **state)
+{
+	(void)state;
+	struct pkt f = {.type = ASK_DATA, .task = 1, .seq = 0, .bitmap = 0x1};
+	f.key[0] = 100, f.val[0] = 5;
+	feed(&f, 0);
+	uint32_t v;
+	assert_true(entry(1, 0, 0, 100, &v) && v == 5);
+	/* E is not the incarnation (0): refused, nothing changes. */
+	const struct ask_job_info *ji = begin(5, 3, 10);
+	assert_int_equal(ji->error, ASK_BEGIN_INCARNATION);
+	assert_int_equal(begin_flags(), ASK_F_ERROR);
+	assert_int_equal(begin_inc(), 0);
+	assert_true(entry(1, 0, 0, 100, &v));
+	/* A probe of an incarnation that is not current fails too. */
+	ji = begin(5, 5, 10);
+	assert_int_equal(ji->error, ASK_BEGIN_INCARNATION);
+	/* The probe of the current one reports this incarnation's counts and the shape. */
+	ji = begin(0, 0, 10);
+	assert_int_equal(ji->error, ASK_BEGIN_OK);
+	assert_int_equal(ask_be64(ji->tuples), 1);
+	assert_int_equal(ask_be64(ji->absorbed), 1);
+	assert_int_equal(ask_be64(ji->held), 1);
+	assert_int_equal(ask_be16(ji->channels), 2);
+	assert_int_equal(ask_be32(ji->window), 4);
+	assert_int_equal(ask_be32(ji->aa_size), 16);
+	assert_int_equal(ji->op, 0);
+	assert_int_equal(ji->flags, 0);
+	uint32_t reg = ask_be32(ji->reg);
+	assert_int_not_equal(reg, 0);
+	/* 5 from 0: the task starts afresh. */
+	ji = begin(5, 0, 10);
+	assert_int_equal(ji->error, ASK_BEGIN_OK);
+	assert_int_equal(ji->flags, ASK_JOB_F_RESET);
+	assert_int_equal(begin_flags(), 0);
+	assert_int_equal(begin_inc(), 5);
+	assert_int_equal(ask_be32(ji->jobs), 1);
+	assert_int_equal(ask_be32(ji->reg), reg);
+	assert_int_equal(ask_be64(ji->tuples) + ask_be64(ji->absorbed) + ask_be64(ji->held), 0);
+	assert_false(entry(1, 0, 0, 100, &v)); /* the earlier job's entry is gone */
+	/* The earlier incarnation's DATA is dropped; the new one's seq 0 is a first occurrence. */
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_INCARNATION), 1);
+	f.count = 5u << 16, f.val[0] = 7;
+	uint64_t repeats = cnt(1)->repeats;
+	feed(&f, 0);
+	assert_int_equal(cnt(1)->repeats, repeats);
+	assert_true(entry(1, 0, 0, 100, &v) && v == 7);
+	/* A retry of that BEGIN (its reply lost) and a probe leave the job as it is. */
+	ji = begin(5, 0, 10);
+	assert_int_equal(ji->error, ASK_BEGIN_OK);
+	assert_int_equal(ji->flags, 0);
+	ji = begin(5, 5, 11);
+	assert_int_equal(ji->flags, 0);
+	assert_int_equal(ask_be64(ji->tuples), 1);
+	assert_int_equal(ask_be64(ji->held), 1);
+	assert_true(entry(1, 0, 0, 100, &v) && v == 7);
+	/* BEGIN's seq became the newest control seq: a FETCH older than it is late. */
+	struct pkt q = {.type = ASK_FETCH, .task = 1, .seq = 9, .count = 5u << 16 | 8};
+	feed(&q, RX);
+	assert_int_equal(drops(ISW_DROP_ASK_STALE), 1);
+	q.seq = 12;
+	feed(&q, RX);
+	assert_int_equal(ask_be32(tx_hdr(RX, w->tx[RX].n - 1)->count), 1);
+	ji = begin(5, 5, 13);
+	assert_int_equal(ask_be64(ji->held), 0); /* fetched */
+	assert_int_equal(ask_be64(ji->absorbed), 1);
+	/* Refused: another shape; and dropped: another port, too short. */
+	struct pkt b = {
+	        .type = ASK_BEGIN, .task = 1, .seq = 14, .nslots = 3, .count = 6u << 16 | 5};
+	feed(&b, RX);
+	ji = (const struct ask_job_info *)(tx_frame(RX, w->tx[RX].n - 1) + ASK_PAY_OFF);
+	assert_int_equal(ji->error, ASK_BEGIN_SHAPE);
+	b.nslots = 0;
+	feed(&b, 0);
+	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
+	b.trunc = 1;
+	feed(&b, RX);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 1);
+	ji = begin(5, 5, 15);
+	assert_int_equal(ask_be32(ji->jobs), 1);
+	assert_int_equal(cnt(1)->begins, 9);
+	assert_int_equal(cnt(1)->bad_requests, 3);
+	/* ask task show has the incarnation BEGIN started. */
+	run("ask task show 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"incarnation\":5,\"jobs\":1,"));
 }
 
 /*
@@ -827,10 +955,20 @@ static void test_malformed_dropped(void **state)
 	f.channel = 0;
 	feed(&f, RX); /* DATA from the receiver's port */
 	assert_int_equal(drops(ISW_DROP_ASK_PORT), 1);
-	f.type = 9;
+	f.type = 0;
 	feed(&f, 0);
-	assert_int_equal(drops(ISW_DROP_MALFORMED), 3);
-	/* Not ours: replies travelling to hosts, and other UDP ports. */
+	f.type = ASK_TYPE_MAX + 1;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_MALFORMED), 4);
+	/* Not ours: replies and what hosts tell each other, travelling to hosts, and other UDP
+	 * ports. */
+	static const uint8_t to_hosts[] = {ASK_DATA_ACK,   ASK_SWAP_DONE, ASK_FETCH_REPLY,
+	                                   ASK_BEGIN_DONE, ASK_HELLO,     ASK_HELLO_ACK,
+	                                   ASK_CLOSE,      ASK_CLOSE_ACK, ASK_ABORT};
+	for (unsigned i = 0; i < sizeof(to_hosts); i++) {
+		f.type = to_hosts[i];
+		feed_next(&f, 0);
+	}
 	f.type = ASK_DATA_ACK;
 	feed_next(&f, 0);
 	f.type = ASK_DATA, f.udp = 42406;
@@ -1368,6 +1506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        T(test_claim_combine_collision),
 	        T(test_incarnation),
+	        T(test_begin),
 	        T(test_one_armed_source_mac),
 	        T(test_steering),
 	        T(test_aggregate_alone),

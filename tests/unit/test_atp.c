@@ -74,6 +74,7 @@ struct fr {
 	uint8_t nw, flag, tos;
 	int32_t base; /* value i = base + i */
 	uint16_t len; /* 0 = 308 */
+	uint32_t job; /* the key's high half */
 };
 
 static uint32_t get32(const uint8_t *p)
@@ -100,7 +101,9 @@ static struct rte_mbuf *mk(const struct fr *f, uint16_t in_port)
 	atp_put16(b + 46, (uint16_t)(f->agtr + ATP_AGTR_MAX));
 	for (unsigned i = 0; i < ATP_VALUES; i++)
 		atp_put32(b + 48 + 4 * i, (uint32_t)(f->base + (int32_t)i));
-	b[296] = 0x42; /* key, opaque */
+	b[296] = 0x42; /* key: the low half opaque, the high half the job (little-endian) */
+	for (unsigned i = 0; i < 4; i++)
+		b[300 + i] = (uint8_t)(f->job >> (8 * i));
 	atp_put32(b + 304, 1000);
 	uint16_t len = f->len ? f->len : ATP_FRAME_LEN;
 	struct rte_mbuf *m = isw_test_mbuf(b, len, in_port);
@@ -525,9 +528,9 @@ static void test_lease_lapsed_job(void **state)
 	assert_non_null(strstr(isw_json_str(&out), "\"held\":0,"));
 	run("atp app reset 5", 0);
 
-	/* ... and names the job, which the job's other workers wait for. */
+	/* ... and names the job: job 0 after 'atp app add', then J. */
 	run("atp app show 1", 1);
-	assert_non_null(strstr(isw_json_str(&out), "\"job\":\"-\","));
+	assert_non_null(strstr(isw_json_str(&out), "\"job\":0,"));
 	run("atp app reset 1 job 4294967295", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"job\":4294967295}"));
 	run("atp app show 1", 1);
@@ -538,6 +541,189 @@ static void test_lease_lapsed_job(void **state)
 	run("atp app reset 1 job", 0);
 	run("atp app show 1", 1); /* the refused ones changed nothing */
 	assert_non_null(strstr(isw_json_str(&out), "\"job\":4294967295,"));
+}
+
+/* The job of an ANNOUNCE or of 'atp app show': the number after "job": in the reply. */
+static void expect_job(unsigned app, const char *job, unsigned jobs)
+{
+	char cmd[32], want[64];
+	snprintf(cmd, sizeof(cmd), "atp app show %u", app);
+	run(cmd, 1);
+	snprintf(want, sizeof(want), "\"job\":%s,\"job_started_ms_ago\":", job);
+	assert_non_null(strstr(isw_json_str(&out), want));
+	snprintf(want, sizeof(want), "\"jobs\":%u}", jobs);
+	assert_non_null(strstr(isw_json_str(&out), want));
+}
+
+/*
+ * inswitch's job frames, seq 0: a JOIN (worker to PS) goes to the app's PS untouched, whatever
+ * its job; an ANNOUNCE (ACK from the PS port) names its key's job the app's current job and is
+ * multicast to the app's worker ports; neither touches an aggregator.
+ */
+static void test_job_join_announce(void **state)
+{
+	(void)state;
+	expect_job(1, "0", 0);
+	struct fr join = {.app = 1, .seq = 0, .nw = 3, .id = 2, .base = 77, .job = 99};
+	assert_int_equal(feed(&join, 1), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[3].n, 1);
+	const uint8_t *x = tx_frame(3, 0);
+	assert_int_equal(x[39], ATP_F_DATAINDEX);
+	check_values(x, 1, 77);
+	assert_int_equal(get32(x + 34), 4);
+	assert_int_equal(atp_counters[0][1].joins, 1);
+	assert_int_equal(atp_counters[0][1].pkts, 0);
+	tx_clear();
+	struct fr ann = {
+	        .app = 1, .seq = 0, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK, .job = 0xabcd};
+	assert_int_equal(feed(&ann, 3), ISW_PKT_TAKEN);
+	assert_int_equal(w->tx[0].n, 1);
+	assert_int_equal(w->tx[1].n, 1);
+	assert_int_equal(w->tx[3].n, 0);
+	assert_int_equal(tx_frame(0, 0)[39], ATP_F_ACK);
+	expect_job(1, "43981", 1);
+	/* The same job again (a lost ANNOUNCE answered): multicast, but no new job. */
+	feed(&ann, 3);
+	expect_job(1, "43981", 1);
+	assert_int_equal(atp_counters[0][1].announces, 2);
+	/* An ANNOUNCE from a worker port is refused, and names nothing. */
+	ann.job = 5;
+	feed(&ann, 0);
+	assert_int_equal(drops(ISW_DROP_ATP_PORT), 1);
+	expect_job(1, "43981", 1);
+	/* App 2's current job is its own. */
+	expect_job(2, "0", 0);
+	run("atp pool show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":0,"));
+}
+
+/*
+ * Once a job is named, every frame of another job is dropped (atp-job) and counted in the app's
+ * drops: data, resends, ACKs (an old job's late ACK must not free the new job's aggregator) and
+ * overflow frames. 'atp app reset APP job J' names a job the same way.
+ */
+static void test_job_check_drops(void **state)
+{
+	(void)state;
+	struct fr ann = {.app = 1, .seq = 0, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK, .job = 7};
+	feed(&ann, 3);
+	tx_clear();
+	struct fr f = {.app = 1, .seq = 3, .agtr = 4, .nw = 3, .id = 0, .base = 1, .job = 7};
+	feed(&f, 0); /* job 7 claims agtr 4 */
+	f.job = 0;
+	f.id = 1;
+	feed(&f, 1); /* job 0: dropped */
+	f.flag = ATP_F_RESEND;
+	feed(&f, 1);
+	f.flag = ATP_F_OVERFLOW;
+	feed(&f, 1);
+	struct fr ack = {.app = 1, .seq = 3, .agtr = 4, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK};
+	feed(&ack, 3); /* job 0's ACK: does not free job 7's claim */
+	ack.flag = ATP_F_ACK | ATP_F_OVERFLOW;
+	feed(&ack, 3);
+	assert_int_equal(drops(ISW_DROP_ATP_JOB), 5);
+	assert_int_equal(atp_counters[0][1].drops, 5);
+	assert_int_equal(w->tx[0].n + w->tx[1].n + w->tx[2].n + w->tx[3].n, 0);
+	run("atp agtr show 4", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":true,\"app\":1,\"seq\":3"));
+	assert_non_null(strstr(isw_json_str(&out), "\"bitmap\":\"0x00000001\",\"count\":1"));
+	/* Job 7's own frames go on. */
+	f.job = 7;
+	f.flag = 0;
+	f.base = 2;
+	feed(&f, 1);
+	f.id = 2;
+	f.base = 3;
+	feed(&f, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 3, 6);
+	/* App 2 is not affected: its job is still 0. */
+	struct fr g = {
+	        .app = 2, .seq = 3, .agtr = 8, .nw = 2, .id = 0, .flag = 1 << ATP_PSINDEX_SHIFT};
+	feed(&g, 2);
+	assert_int_equal(atp_counters[0][2].aggregated, 1);
+	/* The control socket names a job too (and frees what the app holds). */
+	run("atp app reset 1 job 8", 1);
+	expect_job(1, "8", 2);
+	tx_clear();
+	f.seq = 4;
+	feed(&f, 0);
+	assert_int_equal(drops(ISW_DROP_ATP_JOB), 6);
+	f.job = 8;
+	feed(&f, 0);
+	assert_int_equal(atp_counters[0][1].aggregated, 4);
+}
+
+/*
+ * What an earlier job claimed has lapsed once the lcore adopts the next job, even within the
+ * lease and in the same millisecond: the next job's frames start afresh (never adding onto it),
+ * its resends do not flush it and its ACKs do not free it. Claims of the new job made in the ms of
+ * the adoption are its own: they are not lapsed by its later frames.
+ */
+static void test_job_lapses_old_claims(void **state)
+{
+	(void)state;
+	w->now_ms = 5000;
+	struct fr old = {.app = 1, .seq = 7, .agtr = 5, .nw = 2, .id = 0, .base = 1000, .job = 1};
+	struct fr old2 = {.app = 1, .seq = 8, .agtr = 6, .nw = 2, .id = 0, .base = 1000, .job = 1};
+	struct fr ann = {.app = 1, .seq = 0, .nw = 2, .bitmap = 1, .flag = ATP_F_ACK, .job = 1};
+	feed(&ann, 3);
+	feed(&old, 0);  /* job 1: worker 0's contribution to seq 7, held (its job dies) */
+	feed(&old2, 0); /* ... and to seq 8 */
+	ann.job = 2;
+	feed(&ann, 3); /* job 2 named, in the same ms */
+	tx_clear();
+	/* Job 2, same app, seq and aggregator, same ms: a fresh aggregation, not 1000 + ... */
+	struct fr f = {.app = 1, .seq = 7, .agtr = 5, .nw = 2, .id = 0, .base = 10, .job = 2};
+	feed(&f, 0);
+	assert_int_equal(atp_counters[0][1].lapsed, 1);
+	f.id = 1;
+	f.base = 20;
+	feed(&f, 1); /* still the same ms: adds to job 2's claim */
+	assert_int_equal(atp_counters[0][1].lapsed, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 2, 30);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 3);
+	tx_clear();
+	/* A resend of job 2's seq 8 finds job 1's claim: not flushed, its values go raw. */
+	struct fr r = {.app = 1, .seq = 8, .agtr = 6, .nw = 2, .id = 1, .base = 50, .job = 2};
+	r.flag = ATP_F_RESEND;
+	feed(&r, 1);
+	check_values(tx_frame(3, 0), 1, 50);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 2);
+	assert_int_equal(atp_counters[0][1].flushes, 0);
+	/* ... and job 2's ACK of seq 8 does not free it (nor count it freed). */
+	struct fr ack = {.app = 1, .seq = 8, .agtr = 6, .nw = 2, .bitmap = 1, .flag = ATP_F_ACK};
+	ack.job = 2;
+	feed(&ack, 3);
+	assert_int_equal(atp_counters[0][1].freed, 0);
+	run("atp agtr show 6", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":true,\"app\":1,\"seq\":8"));
+	/* A later ms: job 2's seq 8 takes the lapsed claim over and completes alone. */
+	w->now_ms = 5001;
+	tx_clear();
+	struct fr g = {.app = 1, .seq = 8, .agtr = 6, .nw = 2, .id = 0, .base = 4, .job = 2};
+	feed(&g, 0);
+	g.id = 1;
+	feed(&g, 1);
+	assert_int_equal(atp_counters[0][1].lapsed, 2);
+	check_values(tx_frame(3, 0), 2, 8);
+	/* Job 2's ACK frees its own claims. */
+	ack.seq = 7;
+	ack.agtr = 5;
+	feed(&ack, 3);
+	assert_int_equal(atp_counters[0][1].freed, 1);
+	/* Another app's claims do not lapse with app 1's job. */
+	struct fr h = {
+	        .app = 2, .seq = 9, .agtr = 9, .nw = 2, .id = 0, .flag = 1 << ATP_PSINDEX_SHIFT};
+	feed(&h, 2);
+	ann.job = 3;
+	feed(&ann, 3);
+	struct fr k = {.app = 1, .seq = 9, .agtr = 9, .nw = 2, .id = 0, .job = 3};
+	tx_clear();
+	feed(&k, 0);
+	assert_int_equal(atp_counters[0][1].collisions, 1);
+	assert_int_equal(atp_counters[0][1].lapsed, 2);
 }
 
 static void test_commands_refuse_cleanly(void **state)
@@ -573,6 +759,8 @@ int main(void)
 	        T(test_saturation_sticky_rails),   T(test_ecn_carry),
 	        T(test_strict_one_access),         T(test_commands_refuse_cleanly),
 	        T(test_app_del_frees_aggregators), T(test_lease_lapsed_job),
+	        T(test_job_join_announce),         T(test_job_check_drops),
+	        T(test_job_lapses_old_claims),
 	};
 	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
 	rte_eal_cleanup();

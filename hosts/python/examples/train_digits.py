@@ -37,9 +37,10 @@ def parse(argv):
     p.add_argument("--switch-ip", help="the SyncAgtr session's switch IP")
     p.add_argument("--ctl", help="inswitch's control socket (the workers register there)")
     p.add_argument("--session", type=int, default=1)
+    p.add_argument("--verify", action="store_true", default=None,
+                   help="check every bucket's sum end to end (the default)")
     p.add_argument("--no-verify", dest="verify", action="store_false",
-                   help="SyncAgtr: skip the end-to-end check of every bucket's sum (one round "
-                        "trip per step; unsafe: a wrong sum goes into the model undetected)")
+                   help="do not (faster; unsafe: a wrong sum goes into the model unnoticed)")
     p.add_argument("--window", type=int, default=None,
                    help="packets in flight (SyncAgtr, default 64), aggregators (ATP, default "
                         "100: atp-ps's default, which must match)")
@@ -78,19 +79,15 @@ def comm_hook(a, model):
     import inswitch.ddp
 
     if a.backend == "atp":
-        # A job's start: tensor keys of their own (a job number rank 0 draws), so a PS that
-        # lived through an earlier run cannot answer from memory; and with the control socket,
-        # rank 0 frees what an earlier job of the app left in the switch and names the job,
-        # the others wait for the name before they send.
-        job = torch.randint(1, 1 << 30, (1,)) if a.rank == 0 else torch.zeros(1, dtype=torch.int64)
-        dist.broadcast(job, 0)
-        comm = inswitch.ATP(a.rank, a.workers, a.app, a.dev, ctl=a.ctl, threads=1,
-                            window=a.window, scale=a.scale, job=int(job.item()))
+        # The app's PS names the job (on the switch too) once every rank has JOINed: nothing an
+        # earlier run of the app left, in the switch or the PS, can join this one.
+        comm = inswitch.ATP(a.rank, a.workers, a.app, a.dev, threads=1, window=a.window,
+                            scale=a.scale)
     else:
         comm = inswitch.SyncAgtr(a.rank, a.workers, a.switch_ip, ctl=a.ctl, session=a.session,
                                  threads=1, window=a.window, guard_ms=a.guard_ms)
-    # SyncAgtr checks every bucket unless --no-verify; ATP has no check.
-    state = inswitch.ddp.HookState(comm, verify=a.verify if a.backend == "syncagtr" else None)
+    # None (neither option): the communicator's default, a check of every bucket
+    state = inswitch.ddp.HookState(comm, verify=a.verify)
     model.register_comm_hook(state, inswitch.ddp.allreduce_hook)
     return state
 

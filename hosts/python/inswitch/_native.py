@@ -6,7 +6,7 @@ import ctypes.util
 import errno
 import os
 
-API_VERSION = 7  # ISW_HOST_API_VERSION
+API_VERSION = 8  # ISW_HOST_API_VERSION
 INT32, FLOAT32 = 0, 1
 
 
@@ -70,9 +70,8 @@ class SaParams(ctypes.Structure):
 class AtpParams(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "size", "id", "workers", "app", "nps", "threads", "window", "pool", "timeout_ms",
-        "give_up_s", "cc", "job", "reset")] + [
-        ("scale", ctypes.c_double), ("dev", ctypes.c_char_p), ("ctl", ctypes.c_char_p),
-        ("transport", ctypes.c_char_p)]
+        "give_up_s", "cc")] + [
+        ("scale", ctypes.c_double), ("dev", ctypes.c_char_p), ("transport", ctypes.c_char_p)]
 
 
 class Stats(ctypes.Structure):
@@ -132,7 +131,7 @@ def _load():
     lib.isw_sa_close.restype = None
     lib.isw_atp_open.argtypes = [ctypes.POINTER(AtpParams), cp, sz]
     lib.isw_atp_open.restype = vp
-    lib.isw_atp_allreduce.argtypes = [vp, vp, ctypes.c_uint64, ctypes.c_int, cp, sz]
+    lib.isw_atp_allreduce.argtypes = [vp, vp, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, cp, sz]
     lib.isw_atp_allreduce.restype = ctypes.c_int
     lib.isw_atp_stats.argtypes = [vp, ctypes.POINTER(Stats)]
     lib.isw_atp_stats.restype = None

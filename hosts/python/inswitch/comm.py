@@ -181,37 +181,38 @@ class ATP(_Comm):
     collisions and lost packets falling back to the app's parameter server (docs/atp.md).
 
     The switch's app (atp app add) and its parameter server(s) (atp-ps, with the same threads,
-    window, pool and scale) must be up; the workers need no registration or rendezvous. Raw
-    Ethernet frames on dev, over transport: "auto" (None, the default: AF_XDP where it can be
-    set up, else AF_PACKET; one line on stderr says which), "xdp" or "socket" (hosts/README.md,
-    The transport): needs CAP_NET_RAW, and CAP_NET_ADMIN and CAP_BPF for AF_XDP.
+    window, pool and scale) must be up; the workers need no registration: the first allreduce
+    JOINs the app's job, which the PS names (on the switch too) once all workers have JOINed, and
+    every later call runs in that job (docs/atp.md, Job lifetime). Raw Ethernet frames on dev,
+    over transport: "auto" (None, the default: AF_XDP where it can be set up, else AF_PACKET;
+    one line on stderr says which), "xdp" or "socket" (hosts/README.md, The transport): needs
+    CAP_NET_RAW, and CAP_NET_ADMIN and CAP_BPF for AF_XDP.
 
     id, workers: this worker (bit id of the bitmap) and how many there are. app: 1..12.
     dev: the interface towards the switch. nps: parameter servers. threads, window: one socket
     per thread, aggregators per thread (threads * window <= pool). scale: float32 values are
     sent as round(x * scale) (a packet with a value beyond INT32_MAX / (workers * scale) goes as
-    floats, summed by the PS). job: the first call's job number; tensor keys are job << 32 | ...,
-    each call takes the next job, and a PS answers a key it has seen from memory, so a
-    communicator opened again against a running PS must start past the last one's jobs.
-    ctl, reset: with the switch's control socket (ctl), opening starts the job on the switch
-    (reset, by default True with ctl): worker 0 frees every aggregator the app holds and names
-    the job (atp app reset APP job J, J = job), the others wait, up to give_up_s, until the
-    switch names it. Nothing an earlier run of the app left, crashed or not, can then combine
-    with this one; each run needs its own job number (docs/atp.md, Job lifetime).
+    floats, summed by the PS). job, ctl, reset: accepted and ignored (a DeprecationWarning says
+    so): the PS names every job.
     """
 
     def __init__(self, id, workers, app, dev, *, nps=1, threads=1, window=100, pool=20000,
-                 scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=0, ctl=None,
+                 scale=1048576.0, timeout_ms=20, give_up_s=20, cc=False, job=None, ctl=None,
                  reset=None, transport=None):
+        for name, v in (("job", job), ("ctl", ctl), ("reset", reset)):
+            if v is not None:
+                import warnings
+
+                warnings.warn("inswitch.ATP: %s= is ignored: the app's parameter server names "
+                              "every job (docs/atp.md, Job lifetime)" % name,
+                              DeprecationWarning, stacklevel=2)
         p = _native.AtpParams()
         p.size = ctypes.sizeof(p)
         p.id, p.workers, p.app, p.nps = id, workers, app, nps
         p.threads, p.window, p.pool = threads, window, pool
-        p.timeout_ms, p.give_up_s, p.cc, p.job = timeout_ms, give_up_s, int(cc), job
+        p.timeout_ms, p.give_up_s, p.cc = timeout_ms, give_up_s, int(cc)
         p.scale = scale
         p.dev = str(dev).encode()
-        p.ctl = str(ctl).encode() if ctl is not None else None
-        p.reset = int(ctl is not None if reset is None else reset)
         p.transport = str(transport).encode() if transport is not None else None
         self.rank, self.workers, self.app = id, workers, app
         self._h = None
@@ -219,11 +220,15 @@ class ATP(_Comm):
         self._h = _open(lib.isw_atp_open, p)
 
     def _allreduce(self, b, verify, err):
-        if verify:
-            raise ValueError("ATP has no end-to-end check (its switch adds with saturation)")
-        return lib.isw_atp_allreduce(self._h, b.ptr, b.count, b.dtype, err, len(err))
+        return lib.isw_atp_allreduce(self._h, b.ptr, b.count, b.dtype, int(bool(verify)), err,
+                                     len(err))
 
-    def allreduce(self, x, *, verify=False):
+    def allreduce(self, x, *, verify=True):
         """x := the sum of every worker's x, in place; returns x. int32 sums saturate at the
-        int32 range in the switch; float32 is scaled (see the class)."""
+        int32 range in the switch; float32 is scaled (see the class). verify=True (the default)
+        checks the result end to end (one more round trip: checksums of what every worker sent
+        against what this one got) and raises ResultCheckError when it is not the sum, saying
+        "saturated" where an element sits at an int32 rail; results that came back as floats
+        (overflow packets, summed by the PS) are not covered. verify=False skips the check:
+        faster, and a wrong result then goes unnoticed. Every worker passes the same verify."""
         return self._call(x, verify)

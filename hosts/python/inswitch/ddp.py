@@ -16,9 +16,10 @@ number of workers. It runs synchronously in the backward pass (the switch's answ
 of all workers, so there is nothing to overlap with but the other buckets' computation).
 An inswitch error (a timeout naming what the switch knows, a failed check) raises in
 loss.backward() instead of hanging, so the optimizer step that would use the bucket is not
-taken. Every bucket's sum is checked end to end by default (a SyncAgtr communicator's verify:
-one more packet per thread, no round trip of its own); HookState(comm, verify=False) trades that
-for a little speed, and a wrong sum from the switch then goes into the model undetected.
+taken. Every bucket's sum is checked end to end by default: verify=None (the default) keeps the
+communicator's own default, on for both inswitch.SyncAgtr (one more packet per thread, no round
+trip of its own) and inswitch.ATP; HookState(comm, verify=False) trades that for a little
+speed, and a wrong sum from the switch then goes into the model undetected.
 """
 
 import torch
@@ -27,10 +28,9 @@ import torch
 class HookState:
     """What the hook needs: the communicator, and counters of what went through it.
 
-    comm: an inswitch communicator (inswitch.SyncAgtr, inswitch.ATP). verify: check every
-    bucket's result end to end (one more packet per thread and bucket); None, the default, takes the
-    communicator's own default (SyncAgtr: on; ATP has no check). verify=False is unsafe: a wrong
-    sum is not detected."""
+    comm: an inswitch communicator (inswitch.SyncAgtr or inswitch.ATP). verify: check every
+    bucket's result end to end; None, the default, takes the communicator's own default (on for
+    both). verify=False is unsafe: a wrong sum is not detected."""
 
     def __init__(self, comm, verify=None):
         self.comm = comm
