@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -347,26 +348,48 @@ int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, uns
 	return rc < 0 ? rc : host_ctl_ok(reply) ? 0 : -EIO;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                           int learned, const char *rejoin, unsigned timeout_ms)
 {
-	char reply[16384], err[256];
+	char reply[16384], err[256], cmd[96];
+	uint64_t arrived = mono_ms();
 	unsigned waited;
 
 	for (waited = 0;; waited += 20) {
 		/*
-		 * A waiting worker registers again on every round: the switch counts as live only
-		 * the members of the current epoch (since the last 'session reset', rank 0's
-		 * --reset) registered in the last second. So a registration a dead worker left, or
-		 * one from before the reset, does not let anyone start.
+		 * A waiting worker registers again on every round, and counts as live only the
+		 * members of the current epoch (since the last 'session reset', rank 0's --reset)
+		 * registered since it arrived here (live-ms: the time since, and a ms for the
+		 * rounding). A registration a dead worker left, however fresh when it died, or one
+		 * from before the reset, does not let anyone start; every member that waits with
+		 * it registers again within 20 ms, and one that stops waiting registers once more
+		 * first (below), so it is never waited for in vain.
 		 */
 		if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
 			return -EIO;
-		if (session_show(ctl_path, session, reply, sizeof(reply)) < 0)
+		uint64_t since = mono_ms() - arrived + 1;
+		if (rejoin)
+			snprintf(cmd, sizeof(cmd), "syncagtr session show %u live-ms %u", session,
+			         (unsigned)(since < 1000 ? since : 1000));
+		else
+			snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
+		if (host_ctl_command(ctl_path, cmd, reply, sizeof(reply)) < 0 ||
+		    !host_ctl_ok(reply))
 			return -EIO;
 		if (host_ctl_number(reply, rejoin ? "live" : "current") >= (long)cfg->workers &&
-		    (!learned || !strstr(reply, "\"port\":\"")))
+		    (!learned || !strstr(reply, "\"port\":\""))) {
+			if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
+				return -EIO;
 			return 0;
+		}
 		if (waited >= timeout_ms)
 			return -ETIMEDOUT;
 		usleep(20000);

@@ -512,15 +512,15 @@ static void counters_json(struct isw_json *j, unsigned id)
 	isw_json_obj_close(j);
 }
 
-/* Members registered in the session's current epoch (since its last reset); with live, only
- * those registered in the last SA_LIVE_MS. */
-static unsigned current_members(const struct sa_session *s, bool live)
+/* Members registered in the session's current epoch (since its last reset); with live_ms, only
+ * those registered in the last live_ms (0: any). */
+static unsigned current_members(const struct sa_session *s, uint32_t live_ms)
 {
 	uint32_t now = isw_clock_ms();
 	unsigned n = 0;
 	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
 		n += s->w[r].valid && s->w[r].epoch == s->epoch &&
-		     (!live || now - s->w[r].seen <= SA_LIVE_MS);
+		     (live_ms == 0 || now - s->w[r].seen <= live_ms);
 	return n;
 }
 
@@ -532,7 +532,7 @@ static unsigned members_of(const struct sa_session *s)
 	return n;
 }
 
-static void session_json(struct isw_json *j, const struct sa_session *s)
+static void session_json(struct isw_json *j, const struct sa_session *s, uint32_t live_ms)
 {
 	char buf[INET_ADDRSTRLEN];
 	isw_json_obj_open(j, NULL);
@@ -541,8 +541,8 @@ static void session_json(struct isw_json *j, const struct sa_session *s)
 	isw_json_u64(j, "workers", s->nworkers);
 	isw_json_u64(j, "registered", members_of(s));
 	isw_json_u64(j, "epoch", s->epoch);
-	isw_json_u64(j, "current", current_members(s, false));
-	isw_json_u64(j, "live", current_members(s, true));
+	isw_json_u64(j, "current", current_members(s, 0));
+	isw_json_u64(j, "live", current_members(s, live_ms));
 	isw_json_u64(j, "epoch_pkts", epoch_pkts(s));
 	isw_json_u64(j, "slots", s->nslots);
 	isw_json_u64(j, "first_slot", s->base);
@@ -588,17 +588,24 @@ static void members_json(struct isw_json *j, const struct sa_session *s)
 /* Sessions, their members and their counters: three tables. */
 static int cmd_session_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
-	uint32_t id = 0;
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 1) < 0 ||
-	    (argc == 1 && arg_session(c, argv[0], true, &id) < 0))
+	uint32_t id = 0, live_ms = SA_LIVE_MS;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 0, 3) < 0)
 		return -EINVAL;
+	if (argc >= 1 && argc != 2 && arg_session(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	if (argc >= 2) {
+		struct isw_kv kv[] = {{"live-ms", NULL}};
+		if (isw_arg_kv(c, argc - (argc == 3), argv + (argc == 3), kv, RTE_DIM(kv)) < 0 ||
+		    isw_arg_u32(c, kv[0].val, "live-ms", 1, SA_LIVE_MS, &live_ms) < 0)
+			return -EINVAL;
+	}
 	learn_tick();
 	char buf[32];
 	isw_json_str_kv(c->out, "switch_mac", isw_fmt_mac(master.mac, buf));
 	isw_json_arr_open(c->out, "sessions");
 	for (unsigned i = 1; i <= SA_SESSIONS_MAX; i++)
 		if (master.sess[i].valid && (id == 0 || id == i))
-			session_json(c->out, &master.sess[i]);
+			session_json(c->out, &master.sess[i], live_ms);
 	isw_json_arr_close(c->out);
 	isw_json_arr_open(c->out, "members");
 	for (unsigned i = 1; i <= SA_SESSIONS_MAX; i++)
@@ -623,8 +630,9 @@ static int cmd_session_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	}
 	return 0;
 }
-ISW_CMD_REGISTER(sa_session_show, "syncagtr session show", "[ID]",
-                 "show sessions: switch IP, slot region, workers and their counters",
+ISW_CMD_REGISTER(sa_session_show, "syncagtr session show", "[ID] [live-ms MS]",
+                 "show sessions: switch IP, slot region, workers and their counters; live "
+                 "counts the current epoch's members registered in the last MS (default 1000)",
                  cmd_session_show)
 
 /*
