@@ -9,7 +9,8 @@
 #   syncagtr   syncagtr-worker on h1..h4, each transport (--transport socket, xdp), with its
 #              end-to-end check after every job (the default) and without it (--no-verify:
 #              the cases *-noverify); the report's last table gives the check's cost
-#   atp        atp-worker on h1..h4 and atp-ps on h5, each transport
+#   atp        atp-worker on h1..h4 and atp-ps on h5, each transport, with its end-to-end check
+#              (the default) and without it (--no-verify: the cases *-noverify)
 # for int32 and float32 tensors of --count elements per worker (default 16 Mi: 64 MiB), and
 #   ask        ask-wordcount of the fortunes text (4 times), senders h1, h2, receiver h3 (tuples/s),
 #              each transport
@@ -182,8 +183,10 @@ run_sa() {
 }
 
 atp_job=100 # --job and --ctl: what tools before the PS named each job needed (they ignore them now)
+# run_atp TYPE TRANSPORT RUN [noverify]: app 1's PS and four workers (with noverify:
+# --no-verify, the case's name ends in -noverify; --check verifies the tensors either way).
 run_atp() {
-	local type=$1 tr=$2 run=$3 r pids=() ps job=$((++atp_job))
+	local type=$1 tr=$2 run=$3 nv=${4:-} r pids=() ps job=$((++atp_job))
 	# shellcheck disable=SC2046
 	ip netns exec "${ISW_TAG}h5" "$(tools "$tr")/hosts/atp/atp-ps" --app 1 --dev eth0 --workers 4 \
 		$(trarg "$tr") --quiet >/dev/null 2>"$ISW_TMP/atp.ps.err" &
@@ -194,14 +197,14 @@ run_atp() {
 		# shellcheck disable=SC2046
 		isw_ns $((r + 1)) "$(tools "$tr")/hosts/atp/atp-worker" --id $r --workers 4 --app 1 \
 			--dev eth0 --count "$COUNT" --type "$type" $(trarg "$tr") --check --json \
-			--quiet --ctl "$ISW_CTL_SOCK" --job "$job" \
+			--quiet --ctl "$ISW_CTL_SOCK" --job "$job" ${nv:+--no-verify} \
 			>"$ISW_TMP/atp.$r.json" 2>"$ISW_TMP/atp.$r.err" &
 		pids+=($!)
 	done
 	waitall atp "${pids[@]}"
 	kill -TERM $ps 2>/dev/null || true
 	wait $ps || true
-	record "atp-$type-$tr" "$run" "$ISW_TMP"/atp.[0-3].json
+	record "atp-$type-$tr${nv:+-$nv}" "$run" "$ISW_TMP"/atp.[0-3].json
 }
 
 # ASK's address is not SyncAgtr's: the switch answers ARP for each with its pipeline's MAC, and
@@ -267,7 +270,10 @@ for ((run = 1; run <= RUNS; run++)); do
 		pipeline atp
 		isw_ctl atp app add 1 workers 4 ports 0,1,2,3 ps 4 >/dev/null
 		for type in int32 float32; do
-			for tr in $TRANSPORTS; do run_atp $type $tr $run; done
+			for tr in $TRANSPORTS; do
+				run_atp $type "$tr" $run
+				[ "$tr" = before ] || run_atp $type "$tr" $run noverify
+			done
 		done
 	fi
 	if only ask; then
@@ -301,14 +307,14 @@ report() {
 		}
 	}'
 }
-# The end-to-end check's cost: each SyncAgtr case's median seconds with the check (the default)
-# and without (--no-verify).
+# The end-to-end check's cost: each SyncAgtr and ATP case's median seconds with the check (the
+# default) and without (--no-verify).
 check_cost() {
 	grep -q -- '-noverify	' "$TSV" || return 0
 	echo
-	echo "SyncAgtr's end-to-end check (every job, by default): median seconds with and without it"
+	echo "The end-to-end check (every job, by default): median seconds with and without it"
 	sort -k1,1 -k3,3g "$TSV" | awk -F'\t' '
-	$1 ~ /^syncagtr/ { n[$1]++; x[$1, n[$1]] = $3 }
+	$1 ~ /^(syncagtr|atp)/ { n[$1]++; x[$1, n[$1]] = $3 }
 	function med(c, m) { m = n[c]; return m % 2 ? x[c, (m + 1) / 2] : (x[c, m / 2] + x[c, m / 2 + 1]) / 2 }
 	END {
 		printf "%-24s %9s %11s %8s\n", "case", "checked", "--no-verify", "cost"
