@@ -21,8 +21,8 @@ struct atp_ck {
 	uint64_t mixed;           /* int32 results of packets this worker sent as floats */
 };
 
-/* Adds n int32 words to a plain and a weighted sum (modulo 2^32), the weights odd and a function
- * of (key, seq, position) only, so alike on every worker. */
+/* Adds n (at most 62) int32 words to a plain and a weighted sum (modulo 2^32), the weights odd and
+ * a function of (key, seq, position) only, so alike on every worker. */
 void atp_ck_add(uint32_t ck[2], const int32_t *v, unsigned n, uint64_t key, uint32_t seq);
 
 /* An element on one of the switch's sticky rails (its saturating add stops there). */
@@ -30,6 +30,11 @@ static inline bool atp_on_rail(int32_t v)
 {
 	return v == INT32_MAX || v == INT32_MIN || v == -INT32_MAX;
 }
+
+/* A result's n big-endian int32 words vb: decoded into v and added to ck as atp_ck_add() adds
+ * them, in one pass; returns how many sit on a rail. */
+uint64_t atp_ck_take(uint32_t ck[2], int32_t *v, const uint8_t *vb, unsigned n, uint64_t key,
+                     uint32_t seq);
 
 /* What the check call allreduces: both sent sums and the covered count, as 16-bit halves (the
  * sum of 32 workers' halves stays below 2^24: exact as floats, never saturating). */

@@ -92,6 +92,11 @@ struct chunk {
 	uint64_t *sent_ns;
 	uint8_t *tries;       /* resends so far (at most 5): recovery_rto() doubles with each */
 	uint64_t last_ack_ns; /* the last ACK that acknowledged something new */
+	/* with verify: each seq's checksums of what this worker sent, taken at its first send
+	 * (its input is still there, even when the result goes to the same buffer); floats:
+	 * the seq went as raw floats */
+	uint32_t (*ck)[2];
+	uint8_t *floats;
 };
 
 static void set_error(struct atp_engine *e, const char *fmt, ...)
@@ -192,9 +197,16 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 	h.agtr2 = (uint16_t)(h.agtr + ATP_AGTR_MAX);
 	if (resend)
 		h.flag |= ATP_F_RESEND;
-	if (seq_values(th, c, seq, vb, q, &n)) {
+	bool floats = seq_values(th, c, seq, vb, q, &n);
+	if (floats) {
 		h.flag |= ATP_F_OVERFLOW;
 		th->st.ovf_pkts++;
+	}
+	if (!resend && th->e->verify) {
+		c->floats[seq] = floats;
+		c->ck[seq][0] = c->ck[seq][1] = 0;
+		if (!floats)
+			atp_ck_add(c->ck[seq], q, n, c->key, seq);
 	}
 	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
 	if (hx_send(th->s, f, sizeof(f)) < 0)
@@ -206,34 +218,6 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 		if (c->tries[seq] <= ATP_BACKOFF_SHIFT_MAX)
 			c->tries[seq]++;
 	}
-}
-
-/*
- * The checksums of seq's result (before take_result() writes it: in and out may be one buffer):
- * an int32 result is summed with what this worker sent as int32 words; a float result (a packet of
- * some worker went as floats, summed by the PS) is not covered.
- */
-static void ck_take(struct atp_ethread *th, const struct chunk *c, const struct atp_pkt *h,
-                    const uint8_t *vb)
-{
-	int32_t mine[ATP_VALUES], got[ATP_VALUES];
-	unsigned n;
-	bool sent_floats = seq_values(th, c, h->seq, NULL, mine, &n);
-
-	if (h->flag & ATP_F_OVERFLOW) {
-		th->ck.uncovered++;
-		return;
-	}
-	if (sent_floats) {
-		th->ck.mixed++;
-		return;
-	}
-	atp_values_get(vb, got, n);
-	atp_ck_add(th->ck.sent, mine, n, c->key, h->seq);
-	atp_ck_add(th->ck.got, got, n, c->key, h->seq);
-	for (unsigned i = 0; i < n; i++)
-		th->ck.rails += atp_on_rail(got[i]);
-	th->ck.covered++;
 }
 
 static void take_result(struct atp_ethread *th, struct chunk *c, const struct atp_pkt *h,
@@ -248,6 +232,9 @@ static void take_result(struct atp_ethread *th, struct chunk *c, const struct at
 	if (n > ATP_VALUES)
 		n = ATP_VALUES;
 	if (h->flag & ATP_F_OVERFLOW) {
+		/* a float result (some worker's packet of seq went as floats, summed by the PS):
+		 * not covered by the check */
+		th->ck.uncovered += th->e->verify;
 		th->st.ovf_acks++;
 		atp_floats_get(vb, x, n);
 		for (unsigned i = 0; i < n; i++) {
@@ -258,7 +245,19 @@ static void take_result(struct atp_ethread *th, struct chunk *c, const struct at
 		}
 		return;
 	}
-	atp_values_get(vb, v, n);
+	if (!th->e->verify) {
+		atp_values_get(vb, v, n);
+	} else if (c->floats[h->seq]) {
+		/* an int32 result of a seq this worker sent as floats: not covered */
+		atp_values_get(vb, v, n);
+		th->ck.mixed++;
+	} else {
+		/* what this worker sent of seq (its first send), and what came back */
+		th->ck.sent[0] += c->ck[h->seq][0];
+		th->ck.sent[1] += c->ck[h->seq][1];
+		th->ck.rails += atp_ck_take(th->ck.got, v, vb, n, c->key, h->seq);
+		th->ck.covered++;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (th->e->is_float)
 			th->e->fout[off + i] = (float)((double)v[i] / o->cli.scale);
@@ -419,8 +418,6 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 		th->st.stale++;
 		return;
 	}
-	if (th->e->verify)
-		ck_take(th, c, &h, f + ATP_OFF_VALUES);
 	take_result(th, c, &h, f + ATP_OFF_VALUES);
 	th->taken++;
 	if (now > c->sent_ns[h.seq] && !(h.flag & ATP_F_COLLISION) && c->tries[h.seq] == 1)
@@ -484,7 +481,11 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	c->acked = calloc(c->npk + 1, 1);
 	c->sent_ns = calloc(c->npk + 1, sizeof(*c->sent_ns));
 	c->tries = calloc(c->npk + 1, 1);
-	if (!c->acked || !c->sent_ns || !c->tries) {
+	if (th->e->verify) {
+		c->ck = calloc(c->npk + 1, sizeof(*c->ck));
+		c->floats = calloc(c->npk + 1, 1);
+	}
+	if (!c->acked || !c->sent_ns || !c->tries || (th->e->verify && (!c->ck || !c->floats))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -567,6 +568,8 @@ out:
 	free(c->acked);
 	free(c->sent_ns);
 	free(c->tries);
+	free(c->ck);
+	free(c->floats);
 	return rc;
 }
 
