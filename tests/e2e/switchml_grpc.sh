@@ -100,7 +100,9 @@ grep -q "key '1/0' given twice" "$ISW_TMP/dup.log" || fail "duplicate port: $(ca
 isw_ctl --json l2 show | jq -e '.entries | length == 3' >/dev/null ||
 	fail "the refused ports file left l2 entries behind"
 
-# ---- the shim, on a port it picks
+# ---- the shim, on a port it picks (its log made first: the loop below may read it before the
+# background shell has opened it for the shim's stderr)
+: >"$shim_log"
 "$py" "$src/hosts/syncagtr/switchml-controller" --listen 127.0.0.1:0 --ctl "$ISW_CTL_SOCK" \
 	--session 1 --switch-ip 10.200.0.254 --slots 512 --ports "$ISW_TMP/ports.yaml" \
 	2>"$shim_log" &
