@@ -406,16 +406,9 @@ bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct a
  * counts.
  */
 struct ask_rjob_cfg {
-	uint16_t task;
 	uint16_t incarnation; /* the one to start (nonzero); another if the switch has it */
-	unsigned nchan, window, nslots, key_bytes;
-	uint32_t aa_size;
-	enum ask_op op;
-	bool with_switch; /* false: no switch (--switch none), begun at once */
-	uint32_t job;     /* the run's token: HELLO with another is refused (0: any) */
-	uint64_t rto_ns;  /* BEGIN and probe retry timeout (doubled per retry, ask_backoff) */
+	uint32_t job;         /* the run's token: HELLO with another is refused (0: any) */
 	uint64_t probe_ns, silence_ns;
-	uint32_t seq; /* BEGIN's control seq; the receiver's SWAPs and FETCHes follow it */
 };
 
 /* What ask_rjob_input() made of a payload. */
@@ -427,7 +420,9 @@ enum ask_jrx {
 
 struct ask_rjob;
 
-struct ask_rjob *ask_rjob_new(const struct ask_rjob_cfg *cfg);
+/* rc is the receiver's configuration (the task, its shape; ctl: a switch, else begun at once;
+ * rto_ns the BEGIN retry timeout; BEGIN's seq is seq0 - 1); its incarnation is not looked at. */
+struct ask_rjob *ask_rjob_new(const struct ask_recv_cfg *rc, const struct ask_rjob_cfg *cfg);
 void ask_rjob_free(struct ask_rjob *j);
 /* The BEGIN or probe to send to the switch now: 1 and *tx, 0, or -errno: -ETIMEDOUT (no answer),
  * -ESTALE (the switch lost the job's state), -EPROTO (refused, or another shape). */

@@ -240,6 +240,8 @@ enum rj_state {
 };
 
 struct ask_rjob {
+	struct ask_recv_cfg rc; /* the receiver's: the task, its shape, the switch; BEGIN's seq is
+	                         * the one before its SWAPs and FETCHes (seq0 - 1) */
 	struct ask_rjob_cfg cfg;
 	enum rj_state state;
 	int failed;        /* -errno once RJ_FAILED */
@@ -264,30 +266,31 @@ struct ask_rjob {
 	char err[400];
 };
 
-struct ask_rjob *ask_rjob_new(const struct ask_rjob_cfg *cfg)
+struct ask_rjob *ask_rjob_new(const struct ask_recv_cfg *rc, const struct ask_rjob_cfg *cfg)
 {
 	struct ask_rjob *j;
 
-	if (cfg->nchan < 1 || cfg->nchan > 65536 || cfg->incarnation == 0 || cfg->rto_ns == 0 ||
-	    (cfg->with_switch && (cfg->probe_ns == 0 || cfg->silence_ns == 0))) {
+	if (rc->nchan < 1 || rc->nchan > 65536 || cfg->incarnation == 0 || rc->rto_ns == 0 ||
+	    (rc->ctl && (cfg->probe_ns == 0 || cfg->silence_ns == 0))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	j = calloc(1, sizeof(*j));
 	if (j == NULL)
 		return NULL;
+	j->rc = *rc;
 	j->cfg = *cfg;
 	j->inc = cfg->incarnation;
-	j->owner = calloc(cfg->nchan, sizeof(*j->owner));
-	j->closed = calloc(cfg->nchan, sizeof(*j->closed));
-	j->tot = calloc(cfg->nchan, sizeof(*j->tot));
+	j->owner = calloc(rc->nchan, sizeof(*j->owner));
+	j->closed = calloc(rc->nchan, sizeof(*j->closed));
+	j->tot = calloc(rc->nchan, sizeof(*j->tot));
 	if (j->owner == NULL || j->closed == NULL || j->tot == NULL) {
 		ask_rjob_free(j);
 		errno = ENOMEM;
 		return NULL;
 	}
 	ask_totals_init(&j->want);
-	j->state = cfg->with_switch ? RJ_QUERY : RJ_RUN;
+	j->state = rc->ctl ? RJ_QUERY : RJ_RUN;
 	return j;
 }
 
@@ -312,11 +315,11 @@ static int rj_fail(struct ask_rjob *j, int rc)
 static void rj_send(struct ask_rjob *j, uint16_t n, uint16_t e)
 {
 	struct ask_msg m = {.type = ASK_BEGIN,
-	                    .task = j->cfg.task,
+	                    .task = j->rc.task,
 	                    .incarnation = n,
-	                    .nslots = (uint8_t)j->cfg.nslots,
-	                    .key_bytes = (uint8_t)j->cfg.key_bytes,
-	                    .seq = j->cfg.seq,
+	                    .nslots = (uint8_t)j->rc.nslots,
+	                    .key_bytes = (uint8_t)j->rc.key_bytes,
+	                    .seq = j->rc.seq0 - 1,
 	                    .start = ++j->id,
 	                    .count = e};
 
@@ -330,7 +333,7 @@ int ask_rjob_ctl(struct ask_rjob *j, uint64_t now, struct ask_tx *tx)
 {
 	if (j->state == RJ_FAILED)
 		return j->failed;
-	if (!j->cfg.with_switch)
+	if (!j->rc.ctl)
 		return 0;
 	if (j->last_answer_ns == 0)
 		j->last_answer_ns = now; /* the silence runs from the first call */
@@ -346,7 +349,7 @@ int ask_rjob_ctl(struct ask_rjob *j, uint64_t now, struct ask_tx *tx)
 	}
 	if (j->need_send) {
 		j->need_send = false;
-	} else if (now - j->sent_ns < ask_backoff(j->cfg.rto_ns, j->tries)) {
+	} else if (now - j->sent_ns < ask_backoff(j->rc.rto_ns, j->tries)) {
 		return 0;
 	} else if (j->state == RJ_RUN && now - j->last_answer_ns >= j->cfg.silence_ns &&
 	           j->tries >= RJ_SILENT_TRIES) {
@@ -371,7 +374,7 @@ static const char *const op_names[] = {"add", "max", "min"};
 /* The task's shape on the switch against the receiver's. 0, or fails the job. */
 static int rj_shape(struct ask_rjob *j, const struct ask_job_info *ji)
 {
-	const struct ask_rjob_cfg *c = &j->cfg;
+	const struct ask_recv_cfg *c = &j->rc;
 	unsigned op = ji->op;
 
 	if (ask_be16(ji->channels) == c->nchan && ask_be32(ji->window) == c->window &&
@@ -388,7 +391,7 @@ static int rj_shape(struct ask_rjob *j, const struct ask_job_info *ji)
 static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct ask_job_info *ji,
                       uint64_t now)
 {
-	if (!j->out || m->start != j->id || m->seq != j->cfg.seq)
+	if (!j->out || m->start != j->id || m->seq != j->rc.seq0 - 1)
 		return ASK_JRX_TAKEN; /* a late or duplicated reply: nothing to learn */
 	j->out = false;
 	j->last_answer_ns = now;
@@ -397,7 +400,7 @@ static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct 
 		snprintf(j->err, sizeof(j->err),
 		         "task %u on the switch has %u slots of %u-byte keys; this receiver has "
 		         "--slots %u --key-bytes %u",
-		         j->cfg.task, m->nslots, m->key_bytes, j->cfg.nslots, j->cfg.key_bytes);
+		         j->rc.task, m->nslots, m->key_bytes, j->rc.nslots, j->rc.key_bytes);
 		return rj_fail(j, -EPROTO);
 	}
 	switch (j->state) {
@@ -416,7 +419,7 @@ static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct 
 				        j->err, sizeof(j->err),
 				        "task %u's incarnation changed under 8 BEGINs in a row: is "
 				        "another receiver starting jobs on it?",
-				        j->cfg.task);
+				        j->rc.task);
 				return rj_fail(j, -EPROTO);
 			}
 			j->cur = cur;
@@ -438,7 +441,7 @@ static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct 
 			        "registration %08x, this job is %u of %08x (the switch restarted, "
 			        "the "
 			        "task was registered again, or another receiver began a job on it)",
-			        j->cfg.task, cur, ask_be32(ji->reg), j->inc, j->reg);
+			        j->rc.task, cur, ask_be32(ji->reg), j->inc, j->reg);
 			return rj_fail(j, -ESTALE);
 		}
 		if (j->finishing && m->start >= j->final_id) {
@@ -458,13 +461,13 @@ static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct 
 static int hello(struct ask_rjob *j, const struct ask_msg *m, const uint8_t *p, size_t len,
                  uint8_t *out, size_t *outlen, unsigned *chan)
 {
-	const struct ask_rjob_cfg *c = &j->cfg;
+	const struct ask_recv_cfg *c = &j->rc;
 	unsigned n = m->count & 0xFFFFu;
 	uint16_t error = ASK_HELLO_OK;
 
 	if (j->state != RJ_RUN || len < ASK_HELLO_LEN || m->seq == 0)
 		return ASK_JRX_TAKEN; /* not begun yet: the sender asks again */
-	if (c->job != 0 && ask_be32(p + ASK_HDR_LEN + 4) != c->job)
+	if (j->cfg.job != 0 && ask_be32(p + ASK_HDR_LEN + 4) != j->cfg.job)
 		error = ASK_HELLO_JOB;
 	else if (m->nslots != c->nslots || m->key_bytes != c->key_bytes ||
 	         ask_be32(p + ASK_HDR_LEN) != c->window)
@@ -500,7 +503,7 @@ static int close_in(struct ask_rjob *j, const struct ask_receiver *r, const stru
 	uint32_t packets = 0;
 	unsigned ch = m->channel;
 
-	if (len < ASK_CLOSE_LEN || m->incarnation != j->inc || ch >= j->cfg.nchan ||
+	if (len < ASK_CLOSE_LEN || m->incarnation != j->inc || ch >= j->rc.nchan ||
 	    j->owner[ch] != m->seq)
 		return ASK_JRX_TAKEN; /* not of this job's senders: ignored */
 	totals_get(p + ASK_HDR_LEN, &t);
@@ -530,10 +533,10 @@ static int close_in(struct ask_rjob *j, const struct ask_receiver *r, const stru
 		ask_totals_add(&j->want, &t);
 	}
 	struct ask_msg a = {.type = ASK_CLOSE_ACK,
-	                    .task = j->cfg.task,
+	                    .task = j->rc.task,
 	                    .channel = (uint16_t)ch,
-	                    .nslots = (uint8_t)j->cfg.nslots,
-	                    .key_bytes = (uint8_t)j->cfg.key_bytes,
+	                    .nslots = (uint8_t)j->rc.nslots,
+	                    .key_bytes = (uint8_t)j->rc.key_bytes,
 	                    .seq = m->seq,
 	                    .incarnation = j->inc};
 	ask_msg_put(out, &a);
@@ -556,11 +559,11 @@ int ask_rjob_input(struct ask_rjob *j, const struct ask_receiver *r, const uint8
 		return ASK_JRX_OTHER;
 	if (j->state == RJ_FAILED)
 		return j->failed;
-	if (m.task != j->cfg.task)
+	if (m.task != j->rc.task)
 		return ASK_JRX_TAKEN;
 	switch (m.type) {
 	case ASK_BEGIN_DONE:
-		if (!j->cfg.with_switch || len < ASK_HDR_LEN + sizeof(struct ask_job_info))
+		if (!j->rc.ctl || len < ASK_HDR_LEN + sizeof(struct ask_job_info))
 			return ASK_JRX_TAKEN;
 		return begin_done(j, &m, (const struct ask_job_info *)(p + ASK_HDR_LEN), now);
 	case ASK_HELLO:
@@ -589,7 +592,7 @@ uint16_t ask_rjob_incarnation(const struct ask_rjob *j)
 
 bool ask_rjob_closed(const struct ask_rjob *j)
 {
-	return j->nclosed == j->cfg.nchan;
+	return j->nclosed == j->rc.nchan;
 }
 
 void ask_rjob_finish(struct ask_rjob *j, uint64_t now)
@@ -597,7 +600,7 @@ void ask_rjob_finish(struct ask_rjob *j, uint64_t now)
 	if (j->finishing)
 		return;
 	j->finishing = true;
-	if (!j->cfg.with_switch) {
+	if (!j->rc.ctl) {
 		j->finished = true;
 		return;
 	}
@@ -614,13 +617,13 @@ bool ask_rjob_finished(const struct ask_rjob *j)
 
 bool ask_rjob_check(const struct ask_rjob *j, const struct ask_receiver *r, char *why, size_t len)
 {
-	return ask_job_check(j->cfg.op, &j->want, ask_receiver_table((struct ask_receiver *)r),
+	return ask_job_check(j->rc.op, &j->want, ask_receiver_table((struct ask_receiver *)r),
 	                     ask_receiver_stats(r), ask_rjob_switch_counts(j), why, len);
 }
 
 const struct ask_switch_counts *ask_rjob_switch_counts(const struct ask_rjob *j)
 {
-	return j->cfg.with_switch && j->finished ? &j->sw : NULL;
+	return j->rc.ctl && j->finished ? &j->sw : NULL;
 }
 
 const struct ask_totals *ask_rjob_totals(const struct ask_rjob *j)

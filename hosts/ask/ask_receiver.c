@@ -441,20 +441,10 @@ int main(int argc, char **argv)
 	uint32_t seq = (uint32_t)seed;
 	uint16_t inc = (uint16_t)(o.cli.incarnation ? o.cli.incarnation : 1 + (seed >> 32) % 65535);
 	struct ask_rjob_cfg jcfg = {
-	        .task = (uint16_t)o.cli.task,
 	        .incarnation = inc,
-	        .nchan = o.cli.channels,
-	        .window = o.cli.window,
-	        .nslots = o.cli.slots,
-	        .key_bytes = o.cli.key_bytes,
-	        .aa_size = o.aa_size,
-	        .op = o.cli.op,
-	        .with_switch = o.use_sw,
 	        .job = o.cli.job,
-	        .rto_ns = o.rto_ms * 1000000ull,
 	        .probe_ns = o.probe_ms * 1000000ull,
 	        .silence_ns = o.silence_s * 1000000000ull,
-	        .seq = seq,
 	};
 	x.cfg = (struct ask_recv_cfg){
 	        .task = (uint16_t)o.cli.task,
@@ -468,9 +458,9 @@ int main(int argc, char **argv)
 	        .swap_threshold = o.threshold,
 	        .rto_ns = o.rto_ms * 1000000ull,
 	        .retries = o.retries,
-	        .seq0 = seq + 1, /* after BEGIN's */
+	        .seq0 = seq + 1, /* after BEGIN's (seq0 - 1) */
 	};
-	x.j = ask_rjob_new(&jcfg);
+	x.j = ask_rjob_new(&x.cfg, &jcfg);
 	if (x.j == NULL) {
 		fprintf(stderr, "ask-receiver: %s\n", strerror(errno));
 		return 1;

@@ -184,10 +184,11 @@ static int job_pump(struct tx_ctx *x, uint64_t now)
 	return 0;
 }
 
-/* HELLO until the receiver gives the job's incarnation. 0, or -1 after a message. */
-static int hello(struct tx_ctx *x)
+/* The job's messages (HELLO, CLOSEs) until done says it is through: the receiver gave the
+ * incarnation, or took every CLOSE. 0, or -1 after a message. */
+static int job_until(struct tx_ctx *x, bool (*done)(const struct ask_sjob *))
 {
-	while (!ask_sjob_ready(x->j))
+	while (!done(x->j))
 		if (job_pump(x, ask_now_ns()) < 0 || receive(x, 10) < 0)
 			return -1;
 	return 0;
@@ -232,10 +233,7 @@ static int close_channels(struct tx_ctx *x, unsigned nchan)
 		tot[k] = *ask_sender_totals(x->s, k);
 	ask_sjob_close(x->j, tot, ask_now_ns());
 	free(tot);
-	while (!ask_sjob_done(x->j))
-		if (job_pump(x, ask_now_ns()) < 0 || receive(x, 10) < 0)
-			return -1;
-	return 0;
+	return job_until(x, ask_sjob_done);
 }
 
 int main(int argc, char **argv)
@@ -292,7 +290,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint64_t t0 = ask_now_ns();
-	rc = hello(&x);
+	rc = job_until(&x, ask_sjob_ready);
 	if (rc == 0) {
 		cfg.incarnation = ask_sjob_incarnation(x.j);
 		x.s = ask_sender_new(&cfg, o.cli.src);

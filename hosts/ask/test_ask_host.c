@@ -1429,19 +1429,8 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 	                            .rto_ns = 10 * MS,
 	                            .retries = 30,
 	                            .seq0 = 6};
-	struct ask_rjob_cfg jcfg = {.task = 7,
-	                            .incarnation = o->inc ? o->inc : 77,
-	                            .nchan = M_CHANS,
-	                            .window = M_WINDOW,
-	                            .nslots = M_SLOTS,
-	                            .key_bytes = M_KB,
-	                            .aa_size = M_AA,
-	                            .op = o->op,
-	                            .with_switch = true,
-	                            .rto_ns = 10 * MS,
-	                            .probe_ns = 50 * MS,
-	                            .silence_ns = 2000 * MS,
-	                            .seq = 5};
+	struct ask_rjob_cfg jcfg = {
+	        .incarnation = o->inc ? o->inc : 77, .probe_ns = 50 * MS, .silence_ns = 2000 * MS};
 	struct ask_sjob_cfg sjcfg = {.task = 7,
 	                             .nchan = M_CHANS,
 	                             .window = M_WINDOW,
@@ -1451,7 +1440,7 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 	                             .rto_ns = 10 * MS,
 	                             .timeout_ns = 10000 * MS,
 	                             .retries = 30};
-	struct ask_rjob *rj = ask_rjob_new(&jcfg);
+	struct ask_rjob *rj = ask_rjob_new(&rcfg, &jcfg);
 	struct ask_sjob *sj = ask_sjob_new(&sjcfg);
 	struct ask_sender *s = NULL;
 	struct ask_receiver *r = NULL;
@@ -1838,15 +1827,14 @@ static void test_totals(void **state)
  */
 static void test_hello(void **state)
 {
-	struct ask_rjob_cfg rc = {.task = 3,
-	                          .incarnation = 9,
+	struct ask_recv_cfg rc = {.task = 3,
 	                          .nchan = 2,
 	                          .window = 8,
 	                          .nslots = 4,
 	                          .key_bytes = 8,
 	                          .aa_size = 64,
-	                          .job = 5,
 	                          .rto_ns = MS};
+	struct ask_rjob_cfg jc = {.incarnation = 9, .job = 5};
 	struct ask_sjob_cfg sc = {.task = 3,
 	                          .nchan = 2,
 	                          .window = 8,
@@ -1856,7 +1844,7 @@ static void test_hello(void **state)
 	                          .job = 6,
 	                          .rto_ns = MS,
 	                          .timeout_ns = 100 * MS};
-	struct ask_rjob *r = ask_rjob_new(&rc);
+	struct ask_rjob *r = ask_rjob_new(&rc, &jc);
 	struct ask_tx tx[4];
 	uint8_t out[ASK_MSG_MAX];
 	size_t olen;

@@ -127,20 +127,17 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return atp_job_frame(w, m, p, ai, a, cnt, ack, ps);
 	bool overflow = flag & ATP_F_OVERFLOW;
 	bool resend = flag & ATP_F_RESEND;
+	if (unlikely(overflow && !(ack && resend) && !job_current(ai, p))) {
+		/* checked here: the two paths below touch no aggregator, so no lcore owns them */
+		drop(w, m, cnt, ISW_DROP_ATP_JOB);
+		return ISW_PKT_TAKEN;
+	}
 	if (unlikely(overflow && !ack)) {
-		if (unlikely(!job_current(ai, p))) {
-			drop(w, m, cnt, ISW_DROP_ATP_JOB);
-			return ISW_PKT_TAKEN;
-		}
 		cnt->overflow++;
 		return to_ps(w, m, p, ps);
 	}
 	if (unlikely(ack && overflow && !resend)) {
 		/* An overflow ACK touches no aggregator (p4ml.p4): straight to the workers. */
-		if (unlikely(!job_current(ai, p))) {
-			drop(w, m, cnt, ISW_DROP_ATP_JOB);
-			return ISW_PKT_TAKEN;
-		}
 		cnt->pkts++;
 		cnt->acks++;
 		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);

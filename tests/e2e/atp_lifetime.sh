@@ -13,6 +13,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lifetime.sh"
 isw_need_root
 trap isw_cleanup EXIT
 
@@ -20,10 +21,20 @@ worker=$build/hosts/atp/atp-worker
 ps=$build/hosts/atp/atp-ps
 isw_need_tools "$worker" "$ps"
 COMMON=(--threads 2 --window 64 --pool 256)
-jobs=${ATP_LIFETIME_JOBS:-16}
-seed=${ATP_LIFETIME_SEED:-$RANDOM}
-RANDOM=$seed
-echo "atp-lifetime: $jobs jobs, seed $seed (ATP_LIFETIME_SEED replays it)"
+lt_begin atp-lifetime ATP_LIFETIME
+
+# The verdicts on worker I of job J (lifetime.sh, lt_judge_workers), from its JSON and stderr.
+lt_wrong() {
+	local jf=$ISW_TMP/j$2.$1.json
+	[ -s "$jf" ] && jq -e '.checksum == true and .check == false' "$jf" >/dev/null 2>&1 &&
+		cat "$jf" "$ISW_TMP/j$2.$1.err" >&2
+}
+lt_exact() {
+	jq -e '.ok == true and .verified == true and .check == true' "$ISW_TMP/j$2.$1.json" >/dev/null
+}
+lt_cause() {
+	grep -E "^atp-worker" "$ISW_TMP/j$2.$1.err" | head -n 1
+}
 
 isw_topo_create 5
 conf=$ISW_TMP/atp.conf
@@ -44,8 +55,7 @@ start_ps() {
 start_ps
 sleep 0.3
 
-declare -A outcome=()
-for ((j = 1; j <= jobs; j++)); do
+for ((j = 1; j <= LT_JOBS; j++)); do
 	case $((RANDOM % 12)) in
 	0 | 1 | 2 | 3) fault=none ;;
 	4 | 5) fault=worker ;;
@@ -55,82 +65,32 @@ for ((j = 1; j <= jobs; j++)); do
 	esac
 	delay_ms=$((RANDOM % 1200))
 	count=$((1 + RANDOM % 4))Mi
-	pids=()
+	LT_PIDS=()
 	for r in 0 1 2 3; do
 		ip netns exec "${ISW_TAG}h$((r + 1))" "$worker" --id $r --workers 4 --app 1 --dev eth0 \
 			"${COMMON[@]}" --count "$count" --check --give-up-s 5 --json --quiet \
 			>"$ISW_TMP/j$j.$r.json" 2>"$ISW_TMP/j$j.$r.err" &
-		pids+=($!)
+		LT_PIDS+=($!)
 	done
-	sleep "$(awk -v m=$delay_ms 'BEGIN { printf "%.3f", m / 1000 }')"
-	killed=()
+	lt_sleep_ms $delay_ms
+	LT_KILLED=()
 	case $fault in
-	worker)
-		k=$((RANDOM % 4))
-		kill -KILL "${pids[$k]}" 2>/dev/null && killed+=($k)
-		;;
-	workers)
-		for k in 0 1 2 3; do kill -KILL "${pids[$k]}" 2>/dev/null && killed+=($k); done
-		;;
+	worker) lt_kill_workers one ;;
+	workers) lt_kill_workers all ;;
 	ps)
 		kill -KILL "$PS_PID"
 		wait "$PS_PID" 2>/dev/null || true
 		start_ps
 		;;
-	switch)
-		kill -KILL "$ISW_PID"
-		wait "$ISW_PID" 2>/dev/null || true
-		ISW_PID=""
-		start_switch
-		;;
+	switch) lt_restart_switch ;;
 	esac
-	ok=0 failed=0 causes=""
-	for r in 0 1 2 3; do
-		rc=0
-		wait "${pids[$r]}" 2>/dev/null || rc=$?
-		jf=$ISW_TMP/j$j.$r.json
-		# The end-to-end check passing what --check found wrong: the one outcome never allowed.
-		if [ -s "$jf" ] && jq -e '.checksum == true and .check == false' "$jf" >/dev/null 2>&1; then
-			cat "$jf" "$ISW_TMP/j$j.$r.err" >&2
-			isw_fail "job $j ($fault after $delay_ms ms): worker $r's check passed a wrong result"
-		fi
-		if [ $rc -eq 0 ]; then
-			jq -e '.ok == true and .verified == true and .check == true' "$jf" >/dev/null ||
-				isw_fail "job $j: worker $r exited 0 without a verified, exact result: $(cat "$jf")"
-			ok=$((ok + 1))
-		elif [[ " ${killed[*]} " == *" $r "* ]]; then
-			failed=$((failed + 1)) # killed here: it cannot say anything
-		else
-			cause=$(grep -E "^atp-worker" "$ISW_TMP/j$j.$r.err" | head -n 1 || true)
-			[ -n "$cause" ] || {
-				cat "$ISW_TMP/j$j.$r.err" >&2
-				isw_fail "job $j ($fault after $delay_ms ms): worker $r failed without a cause"
-			}
-			causes=${causes:-$cause}
-			failed=$((failed + 1))
-		fi
-	done
-	if [ $ok = 4 ]; then
-		result=exact
-	elif [ $failed = 4 ]; then
-		result=failed
-	else
-		result=mixed # some finished exact, others failed (a fault after their last ACK)
-	fi
-	[ "$fault" = none ] && [ $result != exact ] && {
-		cat "$ISW_TMP"/j$j.*.err >&2
-		isw_fail "job $j failed with no fault: $causes"
-	}
-	outcome[$fault-$result]=$((${outcome[$fault-$result]:-0} + 1))
-	printf 'job %3d: %-7s after %4d ms, %s a worker: %s%s\n' "$j" "$fault" "$delay_ms" "$count" \
-		"$result" "${causes:+ (${causes:0:140})}"
-	# The PS must outlive the jobs; a switch restarted here lost nothing of the next job.
+	lt_judge_workers "$j" "$fault" "$delay_ms"
+	lt_count "$j" "$fault" "$delay_ms" "$count a worker" "$LT_RESULT" "$LT_CAUSE" \
+		"$ISW_TMP"/j$j.*.err
+	# The PS must outlive the jobs.
 	kill -0 "$PS_PID" 2>/dev/null || start_ps
 done
 kill -TERM "$PS_PID" 2>/dev/null || true
 wait "$PS_PID" 2>/dev/null || true
-echo "atp-lifetime: outcomes (fault-result: jobs):"
-for k in $(printf '%s\n' "${!outcome[@]}" | sort); do echo "  $k: ${outcome[$k]}"; done
-[ "${outcome[none-exact]:-0}" -gt 0 ] || isw_fail "no job ran without a fault"
-echo "atp-lifetime: $jobs jobs, none wrong and called right (seed $seed)"
+lt_report atp-lifetime
 echo "PASS"
