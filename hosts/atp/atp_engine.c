@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "atp_check.h"
 #include "atp_session.h"
 #include "atp_sock.h"
+#include "host_job.h"
 #include "host_rtt.h"
 
 /* Timeouts grow to 2^4 = 16 times their base at most: a seq's resends back off four times, the
@@ -47,7 +47,6 @@ struct atp_ethread {
 	uint64_t taken;      /* packets it took results for (progress) */
 	struct host_rtt rt;  /* through the switch: seqs ACKed at their first send, no isResend */
 	struct host_rtt rec; /* ... through the PS: resent seqs, from their first resend */
-	pthread_t tid;
 };
 
 struct atp_engine {
@@ -76,10 +75,10 @@ struct atp_engine {
 	_Atomic uint64_t jobs_seen; /* jobs taken (more than one: it moved before any ACK) */
 	_Atomic uint64_t done_pkts;
 	uint64_t total_pkts;
-	_Atomic int failed;
-	_Atomic unsigned finished;
-	pthread_mutex_t errlock;
-	char errmsg[256];
+	_Atomic unsigned finished; /* threads done with the current call */
+	atp_progress_fn progress;  /* the current call's, and its argument */
+	void *progress_arg;
+	struct host_job *runner; /* the threads, for the engine's life */
 };
 
 /* One tensor on the wire: at most 65535 packets. */
@@ -99,22 +98,6 @@ struct chunk {
 	uint8_t *floats;
 };
 
-static void set_error(struct atp_engine *e, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-
-static void set_error(struct atp_engine *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&e->errlock);
-	if (!e->errmsg[0]) {
-		va_start(ap, fmt);
-		vsnprintf(e->errmsg, sizeof(e->errmsg), fmt, ap);
-		va_end(ap);
-	}
-	pthread_mutex_unlock(&e->errlock);
-}
-
 const char *atp_engine_transport(const struct atp_engine *e)
 {
 	return hx_kind(e->hx) == HX_XDP ? "xdp" : "socket";
@@ -122,15 +105,9 @@ const char *atp_engine_transport(const struct atp_engine *e)
 
 const char *atp_engine_error(const struct atp_engine *e)
 {
-	return e->errmsg[0] ? e->errmsg : "no error";
-}
+	const char *m = host_job_error(e->runner);
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return m ? m : "no error";
 }
 
 /* The 62 values of seq as this worker sends them: int32 (float32 scaled), or raw floats when
@@ -172,7 +149,7 @@ uint32_t atp_random_u32(void)
 	uint32_t v = 0;
 
 	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
-		v = (uint32_t)(now_ns() ^ (uint64_t)getpid() << 20);
+		v = (uint32_t)(host_now_ns() ^ (uint64_t)getpid() << 20);
 	return v ? v : 1;
 }
 
@@ -211,7 +188,7 @@ static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool
 	atp_frame_build(f, &h, true, atp_wire_thread((uint16_t)o->cli.app, th->t), vb);
 	if (hx_send(th->s, f, sizeof(f)) < 0)
 		return; /* counted as lost: the timeout resends it */
-	c->sent_ns[seq] = now_ns();
+	c->sent_ns[seq] = host_now_ns();
 	th->st.sent++;
 	if (resend) {
 		th->st.resends++;
@@ -362,11 +339,10 @@ static void on_announce(struct atp_ethread *th, const struct atp_pkt *h, const u
 		atomic_store(&e->job, job);
 		atomic_fetch_add(&e->jobs_seen, 1);
 	} else if (r == ATP_ANN_SUPERSEDED) {
-		set_error(e,
-		          "job %u superseded by job %u (another run of app %u started): the switch "
-		          "takes only the new job's frames now",
-		          old, job, e->cfg.cli.app);
-		atomic_store(&e->failed, 1);
+		host_job_fail(e->runner, -EIO,
+		              "job %u superseded by job %u (another run of app %u started): the "
+		              "switch takes only the new job's frames now",
+		              old, job, e->cfg.cli.app);
 	}
 }
 
@@ -494,9 +470,9 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	c->inflight = 0;
 	c->cwnd = o->cli.window;
 	c->cc_hold = 0;
-	c->last_ack_ns = now_ns();
+	c->last_ack_ns = host_now_ns();
 	pump(th, c);
-	while (c->cum < c->npk && !atomic_load(&th->e->failed)) {
+	while (c->cum < c->npk && !host_job_stopping(th->e->runner)) {
 		int r;
 
 		if (atomic_load(&th->e->job) != th->job) {
@@ -509,7 +485,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 			rc = r;
 			break;
 		}
-		now = now_ns();
+		now = host_now_ns();
 		for (int i = 0; i < r; i++)
 			on_ack(th, c, frames[i], lens[i], now);
 		if (now - t_check > 500000) { /* the timeouts, every 0.5 ms */
@@ -550,12 +526,13 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 			            : now - c->last_ack_ns >= stall_rto(th))
 				maybe_join(th, now, ATP_HEARTBEAT_MS);
 			if (now - c->last_ack_ns > (uint64_t)o->give_up_s * 1000000000ull) {
-				set_error(th->e,
-				          "thread %u: no ACK for %u s (job %u, key %#" PRIx64
-				          ", %u of %u packets acknowledged); are the switch's app, "
-				          "the parameter server and all %u workers up?",
-				          th->t, o->give_up_s, th->job, c->key, c->cum, c->npk,
-				          o->cli.workers);
+				host_job_fail(
+				        th->e->runner, -ETIMEDOUT,
+				        "thread %u: no ACK for %u s (job %u, key %#" PRIx64
+				        ", %u of %u packets acknowledged); are the switch's app, "
+				        "the parameter server and all %u workers up?",
+				        th->t, o->give_up_s, th->job, c->key, c->cum, c->npk,
+				        o->cli.workers);
 				rc = -ETIMEDOUT;
 				break;
 			}
@@ -579,16 +556,16 @@ static int join_job(struct atp_ethread *th)
 	struct atp_engine *e = th->e;
 	const uint8_t *frames[HX_BATCH];
 	uint16_t lens[HX_BATCH];
-	uint64_t t0 = now_ns(), now = t0;
+	uint64_t t0 = host_now_ns(), now = t0;
 
-	while (!atomic_load(&e->job) && !atomic_load(&e->failed)) {
+	while (!atomic_load(&e->job) && !host_job_stopping(e->runner)) {
 		int r;
 
 		maybe_join(th, now, ATP_JOIN_MS);
 		r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
 		if (r < 0)
 			return r;
-		now = now_ns();
+		now = host_now_ns();
 		for (int i = 0; i < r; i++) {
 			struct atp_pkt h;
 
@@ -597,13 +574,14 @@ static int join_job(struct atp_ethread *th)
 				on_announce(th, &h, frames[i] + ATP_OFF_VALUES, now);
 		}
 		if (now - t0 > (uint64_t)e->cfg.give_up_s * 1000000000ull) {
-			set_error(e,
-			          "no job for app %u within %u s: its parameter server (atp-ps, PS "
-			          "index 0) names one once all %u workers have JOINed within %u ms "
-			          "of each other; are the switch's app, the PS and all %u workers "
-			          "up?",
-			          e->cfg.cli.app, e->cfg.give_up_s, e->cfg.cli.workers, ATP_LIVE_MS,
-			          e->cfg.cli.workers);
+			host_job_fail(
+			        e->runner, -ETIMEDOUT,
+			        "no job for app %u within %u s: its parameter server (atp-ps, PS "
+			        "index 0) names one once all %u workers have JOINed within %u ms "
+			        "of each other; are the switch's app, the PS and all %u workers "
+			        "up?",
+			        e->cfg.cli.app, e->cfg.give_up_s, e->cfg.cli.workers, ATP_LIVE_MS,
+			        e->cfg.cli.workers);
 			return -ETIMEDOUT;
 		}
 	}
@@ -617,9 +595,10 @@ static void watch_job(struct atp_ethread *th)
 	const uint8_t *frames[HX_BATCH];
 	uint16_t lens[HX_BATCH];
 
-	while (atomic_load(&e->finished) + 1 < e->cfg.cli.threads && !atomic_load(&e->failed)) {
+	while (atomic_load(&e->finished) + 1 < e->cfg.cli.threads &&
+	       !host_job_stopping(e->runner)) {
 		int r = hx_recv(th->s, frames, lens, HX_BATCH, 1);
-		uint64_t now = now_ns();
+		uint64_t now = host_now_ns();
 
 		for (int i = 0; i < r; i++) {
 			struct atp_pkt h;
@@ -631,10 +610,11 @@ static void watch_job(struct atp_ethread *th)
 	}
 }
 
-static void *thread_main(void *arg)
+/* Thread t's part of a call (the runner's function). */
+static void thread_run(void *arg, unsigned t)
 {
-	struct atp_ethread *th = arg;
-	struct atp_engine *e = th->e;
+	struct atp_engine *e = arg;
+	struct atp_ethread *th = &e->th[t];
 	const struct atp_engine_cfg *o = &e->cfg;
 	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
 	const uint32_t slot0 = th->t * o->cli.window;
@@ -642,7 +622,7 @@ static void *thread_main(void *arg)
 
 	if (th->t == 0 && !atomic_load(&e->job))
 		rc = join_job(th);
-	while (!rc && !atomic_load(&e->job) && !atomic_load(&e->failed))
+	while (!rc && !atomic_load(&e->job) && !host_job_stopping(e->runner))
 		usleep(1000);
 again:
 	th->job = atomic_load(&e->job);
@@ -650,7 +630,7 @@ again:
 	memset(&th->ck, 0, sizeof(th->ck));
 	atomic_fetch_sub(&e->done_pkts, th->taken);
 	th->taken = 0;
-	for (uint64_t off = 0, k = 0; !rc && off < th->n && !atomic_load(&e->failed);
+	for (uint64_t off = 0, k = 0; !rc && off < th->n && !host_job_stopping(e->runner);
 	     off += per, k++) {
 		/* Unique per (job, call, thread, chunk) and the same on every worker of the app. */
 		struct chunk c = {
@@ -671,17 +651,12 @@ again:
 			goto again;
 		}
 	}
-	if (rc < 0 && !atomic_load(&e->failed)) {
-		if (rc != -ETIMEDOUT)
-			set_error(e, "thread %u: %s", th->t, strerror(-rc));
-		atomic_store(&e->failed, 1);
-	} else if (rc < 0) {
-		atomic_store(&e->failed, 1);
-	}
+	/* A timeout said why where it happened. */
+	if (rc < 0 && rc != -ETIMEDOUT)
+		host_job_fail(e->runner, rc, "thread %u: %s", th->t, strerror(-rc));
 	if (th->t == 0)
 		watch_job(th);
 	atomic_fetch_add(&e->finished, 1);
-	return NULL;
 }
 
 struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err, size_t errlen)
@@ -695,7 +670,6 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 		return NULL;
 	}
 	e->cfg = *cfg;
-	pthread_mutex_init(&e->errlock, NULL);
 	pthread_mutex_init(&e->jlock, NULL);
 	/* This process's nonce: JOINs and ANNOUNCEs name the worker by it. */
 	e->mem.nonce = atp_random_u32();
@@ -737,6 +711,13 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 		e->th[t].t = t;
 		e->th[t].s = hx_sock(e->hx, t);
 	}
+	e->runner = host_job_create(cfg->cli.threads, "atp", thread_run, e, err, errlen);
+	if (!e->runner) {
+		rc = errno;
+		atp_engine_destroy(e);
+		errno = rc;
+		return NULL;
+	}
 	return e;
 }
 
@@ -744,10 +725,10 @@ void atp_engine_destroy(struct atp_engine *e)
 {
 	if (!e)
 		return;
+	host_job_destroy(e->runner);
 	hx_close(e->hx);
 	free(e->th);
 	atp_map_fini(&e->map);
-	pthread_mutex_destroy(&e->errlock);
 	pthread_mutex_destroy(&e->jlock);
 	free(e);
 }
@@ -780,6 +761,14 @@ static void stats_add(struct atp_engine_stats *sum, const struct atp_engine_stat
 		sum->min_cwnd = s->min_cwnd;
 }
 
+/* The runner's tick during a call: its progress. */
+static void progress_tick(void *arg)
+{
+	struct atp_engine *e = arg;
+
+	e->progress(e->progress_arg, atomic_load(&e->done_pkts), e->total_pkts);
+}
+
 int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64_t count,
                          int is_float, struct atp_engine_stats *st, atp_progress_fn progress,
                          void *arg)
@@ -787,12 +776,13 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 	const struct atp_engine_cfg *o = &e->cfg;
 	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
 	struct atp_engine_stats sum = {0};
-	unsigned started = 0, threads = o->cli.threads;
-	uint64_t t0 = now_ns();
-	int rc = 0;
+	unsigned threads = o->cli.threads;
+	uint64_t t0 = host_now_ns();
+	int rc;
 
 	if ((count / threads / per + 1) * threads >= 1u << ATP_KEY_CHUNK_BITS) {
-		set_error(e, "%" PRIu64 " elements are more than one call's keys can name", count);
+		host_job_fail(e->runner, -EINVAL,
+		              "%" PRIu64 " elements are more than one call's keys can name", count);
 		return -EINVAL;
 	}
 	e->is_float = is_float;
@@ -801,8 +791,9 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 	e->iout = out;
 	e->fout = out;
 	e->total_pkts = 0;
+	e->progress = progress;
+	e->progress_arg = arg;
 	atomic_store(&e->done_pkts, 0);
-	atomic_store(&e->failed, 0);
 	atomic_store(&e->finished, 0);
 	for (unsigned t = 0; t < threads; t++) {
 		struct atp_ethread *th = &e->th[t];
@@ -814,36 +805,17 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 		th->st.min_cwnd = o->cli.window;
 		e->total_pkts += (th->n + ATP_VALUES - 1) / ATP_VALUES;
 	}
-	for (; started < threads; started++) {
-		int err = pthread_create(&e->th[started].tid, NULL, thread_main, &e->th[started]);
-
-		if (err) {
-			set_error(e, "pthread_create: %s", strerror(err));
-			atomic_store(&e->failed, 1);
-			rc = -err;
-			break;
-		}
-	}
-	for (uint64_t next = t0 + 1000000000ull; progress && atomic_load(&e->finished) < started;) {
-		usleep(20000);
-		if (now_ns() >= next) {
-			next += 1000000000ull;
-			progress(arg, atomic_load(&e->done_pkts), e->total_pkts);
-		}
-	}
-	for (unsigned t = 0; t < started; t++) {
-		pthread_join(e->th[t].tid, NULL);
+	rc = host_job_run(e->runner, progress ? progress_tick : NULL, e, 1000);
+	for (unsigned t = 0; t < threads; t++) {
 		stats_add(&sum, &e->th[t].st);
 		sum.checked += e->th[t].ck.covered;
 		sum.unchecked += e->th[t].ck.uncovered;
 	}
 	e->call++;
 	sum.packets = e->total_pkts;
-	sum.seconds = (double)(now_ns() - t0) / 1e9;
+	sum.seconds = (double)(host_now_ns() - t0) / 1e9;
 	if (st)
 		stats_add(st, &sum);
-	if (!rc && atomic_load(&e->failed))
-		rc = strstr(e->errmsg, "no ACK") || strstr(e->errmsg, "no job") ? -ETIMEDOUT : -EIO;
 	return rc;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SyncAgtr worker engine: one pthread and one socket of the host transport (hx.h: AF_XDP,
- * or a connected UDP socket) per worker thread id.
+ * The SyncAgtr worker engine: one thread of the job runner (host_job.h: they live as long as
+ * the worker) and one socket of the host transport (hx.h: AF_XDP, or a connected UDP socket) per
+ * worker thread id.
  * Each thread walks its slice of the tensor with a window of W packets: it sends the first
  * min(W, total), and every accepted result for packet k releases packet k + W into the same
  * window position (the other set of the same slot). A packet whose result does not come back
@@ -17,8 +18,6 @@
  * next job's first one there. When round trips are longer than the guard it costs nothing.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "host_job.h"
 #include "host_rtt.h"
 #include "hx.h"
 #include "sa_worker.h"
@@ -52,7 +52,6 @@ struct sa_thread {
 	unsigned tid;
 	struct hx_sock *s; /* this thread's socket of w->hx */
 	uint32_t shift;    /* position in the 2W (slot, set) cycle; carries over between jobs */
-	pthread_t th;
 	/* the current job */
 	const uint8_t *in;
 	uint8_t *out;
@@ -96,41 +95,20 @@ struct sa_worker {
 	uint32_t ck_sent[3], ck_got[3];
 	uint32_t posw[SA_ELEMS_MAX]; /* the checksums' weights of a packet's positions */
 	struct sa_thread *th;
-	atomic_int abort;
-	atomic_uint finished;
-	pthread_mutex_t donelock; /* with done: the calling thread sleeps until a thread ends */
-	pthread_cond_t done;
-	pthread_mutex_t errlock;
-	char errmsg[256];
+	struct host_job *runner; /* the threads, for the worker's life */
+	/* the current job's progress function, its argument and packets */
+	sa_progress_fn progress;
+	void *progress_arg;
+	uint64_t progress_total, progress_start;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void set_error(struct sa_worker *w, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-
-static void set_error(struct sa_worker *w, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&w->errlock);
-	if (!w->errmsg[0]) {
-		va_start(ap, fmt);
-		vsnprintf(w->errmsg, sizeof(w->errmsg), fmt, ap);
-		va_end(ap);
-	}
-	pthread_mutex_unlock(&w->errlock);
-}
+static void thread_run(void *arg, unsigned tid);
 
 const char *sa_worker_error(const struct sa_worker *w)
 {
-	return w->errmsg[0] ? w->errmsg : "no error";
+	const char *m = host_job_error(w->runner);
+
+	return m ? m : "no error";
 }
 
 /* 1 if /proc/net/arp (this network namespace's) has a complete entry for ip. */
@@ -166,9 +144,10 @@ static int transport_open(struct sa_worker *w)
 	int rc = hx_open(&w->hx, &hc, why, sizeof(why));
 
 	if (rc < 0) {
-		set_error(w, "%s%s", why,
-		          rc == -EADDRINUSE ? " (another worker on this host? see --worker-port)"
-		                            : "");
+		host_job_fail(w->runner, rc, "%s%s", why,
+		              rc == -EADDRINUSE
+		                      ? " (another worker on this host? see --worker-port)"
+		                      : "");
 		return rc;
 	}
 	for (unsigned i = 0; i < c->threads; i++)
@@ -219,9 +198,6 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 	for (i = 0; i < SA_ELEMS_MAX; i++)
 		w->posw[i] = sa_checksum_weight(i);
 	atomic_init(&w->neigh_wait, !neigh_complete(cfg->switch_ip));
-	pthread_mutex_init(&w->errlock, NULL);
-	pthread_mutex_init(&w->donelock, NULL);
-	pthread_cond_init(&w->done, NULL);
 	w->th = calloc(cfg->threads, sizeof(*w->th));
 	if (!w->th)
 		goto nomem;
@@ -232,9 +208,16 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 		if (!w->th[i].win)
 			goto nomem;
 	}
+	w->runner = host_job_create(cfg->threads, "sa", thread_run, w, err, errlen);
+	if (!w->runner) {
+		rc = errno;
+		sa_worker_destroy(w);
+		errno = rc;
+		return NULL;
+	}
 	rc = transport_open(w);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s", w->errmsg);
+		snprintf(err, errlen, "%s", sa_worker_error(w));
 		sa_worker_destroy(w);
 		errno = -rc;
 		return NULL;
@@ -253,13 +236,11 @@ void sa_worker_destroy(struct sa_worker *w)
 
 	if (!w)
 		return;
+	host_job_destroy(w->runner);
 	hx_close(w->hx);
 	for (i = 0; w->th && i < w->cfg.threads; i++)
 		free(w->th[i].win);
 	free(w->th);
-	pthread_mutex_destroy(&w->errlock);
-	pthread_mutex_destroy(&w->donelock);
-	pthread_cond_destroy(&w->done);
 	free(w);
 }
 
@@ -556,7 +537,7 @@ static int rx_burst(struct sa_thread *t)
 
 	if (n == -ECONNREFUSED || n == -EINTR)
 		return 0;
-	uint64_t now = now_ns();
+	uint64_t now = host_now_ns();
 	for (int i = 0; i < n; i++)
 		on_reply(t, frames[i], lens[i], now);
 	return n;
@@ -564,7 +545,7 @@ static int rx_burst(struct sa_thread *t)
 
 static void wait_input(struct sa_thread *t)
 {
-	uint64_t now = now_ns();
+	uint64_t now = host_now_ns();
 	int ms = 100;
 
 	if (t->next_deadline != UINT64_MAX && t->next_deadline > now) {
@@ -581,23 +562,24 @@ static int give_up(struct sa_thread *t)
 	const struct sa_config *c = &t->w->cfg;
 
 	if (t->barrier && t->st.stale_state)
-		set_error(t->w,
-		          "start barrier: the switch keeps answering with results an earlier "
-		          "run left in the session's slots; reset the session (rank 0 does with "
-		          "--ctl unless --no-reset; by hand, 'syncagtr session reset ID "
-		          "keep-workers') and start all workers again");
+		host_job_fail(
+		        t->w->runner, -ETIMEDOUT,
+		        "start barrier: the switch keeps answering with results an earlier "
+		        "run left in the session's slots; reset the session (rank 0 does with "
+		        "--ctl unless --no-reset; by hand, 'syncagtr session reset ID "
+		        "keep-workers') and start all workers again");
 	else if (t->barrier)
-		set_error(t->w,
-		          "start barrier: no answer in %u s; are the switch session and all %u "
-		          "workers up, and registered since the session's last reset (it drops "
-		          "the packets of workers registered before: sa-epoch)?",
-		          c->give_up_s, c->workers);
+		host_job_fail(t->w->runner, -ETIMEDOUT,
+		              "start barrier: no answer in %u s; are the switch session and all %u "
+		              "workers up, and registered since the session's last reset (it drops "
+		              "the packets of workers registered before: sa-epoch)?",
+		              c->give_up_s, c->workers);
 	else
-		set_error(t->w,
-		          "thread %u: no result for %u s (%llu of %llu packets done); are the "
-		          "switch session and all %u workers up?",
-		          t->tid, c->give_up_s, (unsigned long long)t->done,
-		          (unsigned long long)t->total, c->workers);
+		host_job_fail(t->w->runner, -ETIMEDOUT,
+		              "thread %u: no result for %u s (%llu of %llu packets done); are the "
+		              "switch session and all %u workers up?",
+		              t->tid, c->give_up_s, (unsigned long long)t->done,
+		              (unsigned long long)t->total, c->workers);
 	return -ETIMEDOUT;
 }
 
@@ -621,7 +603,7 @@ static uint64_t neigh_resolve(struct sa_thread *t, uint64_t first)
 		return 0;
 	}
 	if (first)
-		send_new(t, &t->win[win_pos(t, 0)], 0, now_ns());
+		send_new(t, &t->win[win_pos(t, 0)], 0, host_now_ns());
 	tx_flush(t);
 	for (i = 0; i < NEIGH_WAIT_MS && !neigh_complete(w->cfg.switch_ip); i++)
 		nanosleep(&ms, NULL);
@@ -637,7 +619,7 @@ static int thread_loop(struct sa_thread *t)
 
 	t->next_deadline = UINT64_MAX;
 	k = neigh_resolve(t, first);
-	now = now_ns();
+	now = host_now_ns();
 	t->last_progress = now;
 	/* The guard spans jobs: a late copy of the previous job's (or the barrier's) last packet
 	 * on a slot, which may have been sent a moment ago, must not find this job's packet there
@@ -646,14 +628,15 @@ static int thread_loop(struct sa_thread *t)
 		release(t, &t->win[win_pos(t, k)], k, now);
 	tx_flush(t);
 	while (t->done < t->total) {
-		if (atomic_load_explicit(&t->w->abort, memory_order_relaxed))
+		if (host_job_stopping(t->w->runner))
 			return -ECANCELED;
 		n = rx_burst(t);
 		if (n < 0) {
-			set_error(t->w, "thread %u: recvmmsg: %s", t->tid, strerror(-n));
+			host_job_fail(t->w->runner, n, "thread %u: receiving: %s", t->tid,
+			              strerror(-n));
 			return n;
 		}
-		now = now_ns();
+		now = host_now_ns();
 		if (now >= t->next_deadline)
 			check_timeouts(t, now);
 		tx_flush(t);
@@ -666,20 +649,18 @@ static int thread_loop(struct sa_thread *t)
 	return 0;
 }
 
-static void *thread_main(void *arg)
+/* Thread tid's part of a job (the runner's function). */
+static void thread_run(void *arg, unsigned tid)
 {
-	struct sa_thread *t = arg;
+	struct sa_worker *w = arg;
+	struct sa_thread *t = &w->th[tid];
 
 	t->err = thread_loop(t);
-	t->end = now_ns();
+	t->end = host_now_ns();
 	publish(t);
-	if (t->err < 0)
-		atomic_store(&t->w->abort, 1);
-	pthread_mutex_lock(&t->w->donelock);
-	atomic_fetch_add(&t->w->finished, 1);
-	pthread_cond_signal(&t->w->done);
-	pthread_mutex_unlock(&t->w->donelock);
-	return NULL;
+	/* kept only if no other failure came first (most say why where they happen) */
+	if (t->err < 0 && t->err != -ECANCELED)
+		host_job_fail(w->runner, t->err, "thread %u: %s", tid, strerror(-t->err));
 }
 
 static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count,
@@ -729,37 +710,20 @@ void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
 		sum->srtt_ms = a->srtt_ms;
 }
 
-/* Waits for every thread (woken as each ends), calling progress about once a second. */
-static void wait_threads(struct sa_worker *w, uint64_t total, sa_progress_fn progress, void *arg)
+/* The runner's tick during a job: the threads' published counts to the progress function. */
+static void progress_tick(void *arg)
 {
-	uint64_t start = now_ns(), next = start + 1000000000ull;
-	struct sa_stats s;
-	struct timespec until;
-	unsigned i;
+	struct sa_worker *w = arg;
+	struct sa_stats s = {0};
 
-	pthread_mutex_lock(&w->donelock);
-	while (atomic_load(&w->finished) < w->cfg.threads) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		pthread_cond_timedwait(&w->done, &w->donelock, &until);
-		if (!progress || now_ns() < next)
-			continue;
-		next += 1000000000ull;
-		memset(&s, 0, sizeof(s));
-		for (i = 0; i < w->cfg.threads; i++) {
-			s.results +=
-			        atomic_load_explicit(&w->th[i].pub_results, memory_order_relaxed);
-			s.packets +=
-			        atomic_load_explicit(&w->th[i].pub_packets, memory_order_relaxed);
-			s.retransmits += atomic_load_explicit(&w->th[i].pub_retransmits,
-			                                      memory_order_relaxed);
-		}
-		s.seconds = (double)(now_ns() - start) / 1e9;
-		pthread_mutex_unlock(&w->donelock);
-		progress(arg, s.results, total, &s);
-		pthread_mutex_lock(&w->donelock);
+	for (unsigned i = 0; i < w->cfg.threads; i++) {
+		s.results += atomic_load_explicit(&w->th[i].pub_results, memory_order_relaxed);
+		s.packets += atomic_load_explicit(&w->th[i].pub_packets, memory_order_relaxed);
+		s.retransmits +=
+		        atomic_load_explicit(&w->th[i].pub_retransmits, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&w->donelock);
+	s.seconds = (double)(host_now_ns() - w->progress_start) / 1e9;
+	w->progress(w->progress_arg, s.results, w->progress_total, &s);
 }
 
 /*
@@ -792,31 +756,20 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 	const struct sa_config *c = &w->cfg;
 	uint64_t start, end, total = 0;
 	struct sa_stats sum = {0};
-	unsigned i, started = 0;
-	int rc = 0, e;
+	unsigned i;
+	int rc;
 
-	atomic_store(&w->abort, 0);
-	atomic_store(&w->finished, 0);
 	for (i = 0; i < c->threads; i++) {
 		thread_prepare(&w->th[i], in, out, count, barrier);
 		total += w->th[i].total;
 	}
-	start = now_ns();
-	for (i = 0; i < c->threads; i++, started++) {
-		e = pthread_create(&w->th[i].th, NULL, thread_main, &w->th[i]);
-		if (e) {
-			set_error(w, "pthread_create: %s", strerror(e));
-			atomic_store(&w->abort, 1);
-			atomic_fetch_add(&w->finished, c->threads - i);
-			rc = -e;
-			break;
-		}
-	}
-	wait_threads(w, total, progress, arg);
-	for (i = 0; i < started; i++) {
-		pthread_join(w->th[i].th, NULL);
-		if (w->th[i].err < 0 && (rc == 0 || rc == -ECANCELED))
-			rc = w->th[i].err;
+	start = host_now_ns();
+	w->progress = progress;
+	w->progress_arg = arg;
+	w->progress_total = total;
+	w->progress_start = start;
+	rc = host_job_run(w->runner, progress ? progress_tick : NULL, w, 1000);
+	for (i = 0; i < c->threads; i++) {
 		w->th[i].st.srtt_ms = (double)w->th[i].rtt.srtt / 1e6;
 		sa_stats_add(&sum, &w->th[i].st);
 		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
@@ -824,17 +777,17 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 	if (!barrier) {
 		memset(w->ck_sent, 0, sizeof(w->ck_sent));
 		memset(w->ck_got, 0, sizeof(w->ck_got));
-		for (i = 0; i < started; i++)
+		for (i = 0; i < c->threads; i++)
 			for (unsigned j = 0; j < 3; j++) {
 				w->ck_sent[j] += w->th[i].ck_sent[j];
 				w->ck_got[j] += w->th[i].ck_got[j];
 			}
 		w->ck_got[2] = w->ck_sent[2] * c->workers;
-		check_job(w, started);
+		check_job(w, c->threads);
 	}
 	/* The job ends when its last thread does, not when this thread noticed. */
 	end = start;
-	for (i = 0; i < started; i++)
+	for (i = 0; i < c->threads; i++)
 		end = w->th[i].end > end ? w->th[i].end : end;
 	sum.seconds = (double)(end - start) / 1e9;
 	w->job++;
