@@ -24,6 +24,7 @@
 #include "atp_host.h"
 #include "atp_session.h"
 #include "host_args.h"
+#include "host_clock.h"
 #include "atp_sock.h"
 
 struct opts {
@@ -118,8 +119,6 @@ static void send_ack(struct ps_thread *th, struct atp_tensor *t, const struct at
 		th->st.acks++;
 }
 
-static uint64_t now_ms(void);
-
 /*
  * A JOIN (PS index 0, thread 0): a job forms once every worker is live (atp_former_join); its
  * ANNOUNCE, through the switch, names it there and tells the workers. A new job starts from the
@@ -142,7 +141,7 @@ static void on_join(struct ps_thread *th, const struct atp_pkt *h, const uint8_t
 	if (ps->former.workers == 0)
 		atp_former_init(&ps->former, o->cli.workers ? o->cli.workers : j.workers,
 		                (uint64_t)atp_random_u32() << 32 | atp_random_u32());
-	r = atp_former_join(&ps->former, &j, now_ms());
+	r = atp_former_join(&ps->former, &j, host_now_ns() / 1000000u);
 	if (r == ATP_FORM_BAD || r == ATP_FORM_NONE) {
 		th->st.bad += r == ATP_FORM_BAD;
 		return;
@@ -253,14 +252,6 @@ static void on_packet(struct ps_thread *th, const uint8_t *f, size_t len)
 	}
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void *thread_main(void *arg)
 {
 	struct ps_thread *th = arg;
@@ -281,8 +272,8 @@ static void *thread_main(void *arg)
 		/* After --jobs tensors, keep answering resends (lost ACKs) for --linger-ms. */
 		if (o->jobs && atomic_load(&th->ps->tensors) >= o->jobs) {
 			if (!done_at)
-				done_at = now_ms();
-			else if (now_ms() - done_at >= o->linger_ms)
+				done_at = host_now_ns() / 1000000u;
+			else if (host_now_ns() / 1000000u - done_at >= o->linger_ms)
 				break;
 		}
 	}

@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <xdp/xsk.h>
 
+#include "host_clock.h"
 #include "hx.h"
 
 #define HX_RX_STRIDE 2048u /* kernel sockets: receive buffer a frame */
@@ -108,15 +109,6 @@ int hx_udp_parse(struct hx_sock *s, const uint8_t *f, size_t len, const uint8_t 
  * 1 s the first time; a host that sent to us is usually there, from its ARP request), kept in
  * s->neigh. 0 or -EHOSTUNREACH. */
 int hx_udp_mac(struct hx_sock *s, uint32_t ip, uint8_t mac[6]);
-
-/* CLOCK_MONOTONIC in ns. */
-static inline uint64_t hx_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The owner of UMEM tx frame addr: its socket's index (frames laid out as in struct hx). */
 static inline unsigned hx_tx_owner(const struct hx *hx, uint64_t addr)

@@ -202,11 +202,11 @@ static int own_mac(const struct hx *hx, uint8_t mac[6])
 static int neigh_resolve(const struct hx *hx, uint32_t ip_be, uint8_t mac[6])
 {
 	const struct timespec ms = {0, 1000000};
-	uint64_t end = hx_now_ns() + (uint64_t)NEIGH_WAIT_MS * 1000000ull;
+	uint64_t end = host_now_ns() + (uint64_t)NEIGH_WAIT_MS * 1000000ull;
 
 	/* by the clock, not by counting sleeps: on a busy machine a 1 ms sleep takes longer */
 	for (unsigned i = 0; !neigh_lookup(hx, ip_be, mac); i++) {
-		if (hx_now_ns() >= end)
+		if (host_now_ns() >= end)
 			return -EHOSTUNREACH;
 		if (i % 200 == 0)
 			neigh_use(hx, ip_be);
@@ -252,12 +252,12 @@ int hx_udp_mac(struct hx_sock *s, uint32_t ip_be, uint8_t mac[6])
 		return 0;
 	}
 	if (n->ip != ip_be || n->bad) {
-		now = hx_now_ns();
+		now = host_now_ns();
 		if (n->ip == ip_be && now < n->retry_ns)
 			return -EHOSTUNREACH; /* failed a moment ago: do not wait again yet */
 		n->ip = ip_be;
 		n->bad = neigh_resolve(s->hx, ip_be, n->mac) < 0;
-		n->retry_ns = hx_now_ns() + (uint64_t)NEIGH_WAIT_MS * 2000000ull;
+		n->retry_ns = host_now_ns() + (uint64_t)NEIGH_WAIT_MS * 2000000ull;
 		if (n->bad)
 			return -EHOSTUNREACH;
 	}

@@ -442,7 +442,7 @@ static unsigned rx_spin(struct hx_sock *s, uint64_t end)
 {
 	unsigned got;
 
-	while ((got = xsk_cons_nb_avail(&s->rx, 1)) == 0 && hx_now_ns() < end)
+	while ((got = xsk_cons_nb_avail(&s->rx, 1)) == 0 && host_now_ns() < end)
 		if (xsk_ring_prod__needs_wakeup(&s->hx->fq)) {
 			s->st.wakeups++;
 			(void)recvfrom(xsk_socket__fd(s->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
@@ -465,7 +465,7 @@ int hx_xdp_recv(struct hx_sock *s, const uint8_t **frames, uint16_t *lens, uint3
 		struct pollfd pfd = {.fd = xsk_socket__fd(s->xsk), .events = POLLIN};
 
 		if (s->hx->cfg.busy_poll) {
-			rx_spin(s, hx_now_ns() + (uint64_t)timeout_ms * 1000000ull);
+			rx_spin(s, host_now_ns() + (uint64_t)timeout_ms * 1000000ull);
 		} else {
 			s->st.wakeups++;
 			(void)poll(&pfd, 1, timeout_ms);
@@ -512,7 +512,7 @@ void hx_xdp_wait(struct hx_sock *s, int timeout_ms)
 	if (timeout_ms <= 0 || xsk_cons_nb_avail(&s->rx, 1))
 		return;
 	if (s->hx->cfg.busy_poll) {
-		rx_spin(s, hx_now_ns() + (uint64_t)timeout_ms * 1000000ull);
+		rx_spin(s, host_now_ns() + (uint64_t)timeout_ms * 1000000ull);
 		return;
 	}
 	s->st.wakeups++;

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "host_clock.h"
 #include "host_ctl.h"
 #include "sa_session.h"
 
@@ -348,19 +349,11 @@ int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, uns
 	return rc < 0 ? rc : host_ctl_ok(reply) ? 0 : -EIO;
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                           int learned, const char *rejoin, unsigned timeout_ms)
 {
 	char reply[16384], err[256], cmd[96];
-	uint64_t arrived = mono_ms();
+	uint64_t arrived = host_now_ns() / 1000000u;
 	unsigned waited;
 
 	for (waited = 0;; waited += 20) {
@@ -375,7 +368,7 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 		 */
 		if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
 			return -EIO;
-		uint64_t since = mono_ms() - arrived + 1;
+		uint64_t since = host_now_ns() / 1000000u - arrived + 1;
 		if (rejoin)
 			snprintf(cmd, sizeof(cmd), "syncagtr session show %u live-ms %u", session,
 			         (unsigned)(since < 1000 ? since : 1000));
