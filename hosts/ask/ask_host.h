@@ -28,8 +28,7 @@
 #define ASK_LONG_BYTES 1400u /* record bytes of one LONG packet, like ASK_FETCH_BYTES */
 /* Largest UDP payload the tools send or take: header + 1400 bytes (LONG, FETCH_REPLY) or S slots.
  */
-#define ASK_MSG_MAX    (ASK_HDR_LEN + ASK_FETCH_BYTES)
-#define ASK_WINDOW_MAX 32768u
+#define ASK_MSG_MAX (ASK_HDR_LEN + ASK_FETCH_BYTES)
 
 _Static_assert(ASK_HDR_LEN + ASK_SLOTS_MAX * (16u + ASK_VALUE_LEN) <= ASK_MSG_MAX,
                "the widest DATA packet fits a message buffer");

@@ -28,7 +28,7 @@ int atp_cli_option(struct atp_cli *c, int opt, const char *arg)
 		bad = host_parse_uint(arg, 1, 12, &c->app);
 		break;
 	case 'n':
-		bad = host_parse_uint(arg, 1, ATP_MAX_WORKERS, &c->workers);
+		bad = host_parse_uint(arg, 1, ATP_WORKERS_MAX, &c->workers);
 		break;
 	case 'p':
 		bad = host_parse_uint(arg, 1, ATP_PS_MAX, &c->nps);
@@ -40,10 +40,10 @@ int atp_cli_option(struct atp_cli *c, int opt, const char *arg)
 		bad = host_parse_uint(arg, 1, ATP_THREADS_PER_APP, &c->threads);
 		break;
 	case 'w':
-		bad = host_parse_uint(arg, 1, 32768, &c->window);
+		bad = host_parse_uint(arg, 1, ATP_POOL_MAX, &c->window);
 		break;
 	case ATP_CLI_POOL:
-		bad = host_parse_uint(arg, 1, 32768, &c->pool);
+		bad = host_parse_uint(arg, 1, ATP_POOL_MAX, &c->pool);
 		break;
 	case ATP_CLI_SCALE:
 		c->scale = strtod(arg, &end);

@@ -325,7 +325,7 @@ static void on_announce(struct atp_ethread *th, const struct atp_pkt *h, const u
                         uint64_t now)
 {
 	struct atp_engine *e = th->e;
-	uint32_t job, nonces[ATP_MAX_WORKERS], old;
+	uint32_t job, nonces[ATP_WORKERS_MAX], old;
 	enum atp_ann r;
 
 	if (atp_announce_parse(h, vb, &job, nonces) < 0)
@@ -676,15 +676,17 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 	e->mem.id = cfg->id;
 	e->mem.workers = cfg->cli.workers;
 	e->verify = 1;
-	if (!cfg->cli.dev || !cfg->cli.workers || cfg->cli.workers > ATP_MAX_WORKERS ||
+	if (!cfg->cli.dev || !cfg->cli.workers || cfg->cli.workers > ATP_WORKERS_MAX ||
 	    cfg->id >= cfg->cli.workers || !cfg->cli.app || !cfg->cli.threads ||
 	    cfg->cli.threads > ATP_THREADS_PER_APP || !cfg->cli.window || !cfg->cli.nps ||
-	    (uint64_t)cfg->cli.threads * cfg->cli.window > cfg->cli.pool || cfg->cli.pool > 65536 ||
-	    !cfg->timeout_ms || !cfg->give_up_s || !(cfg->cli.scale > 0)) {
+	    (uint64_t)cfg->cli.threads * cfg->cli.window > cfg->cli.pool ||
+	    cfg->cli.pool > ATP_POOL_MAX || !cfg->timeout_ms || !cfg->give_up_s ||
+	    !(cfg->cli.scale > 0)) {
 		snprintf(err, errlen,
-		         "bad ATP parameters: need a device, 1 <= id + 1 <= workers <= 32, app >= "
+		         "bad ATP parameters: need a device, 1 <= id + 1 <= workers <= %u, app >= "
 		         "1, "
-		         "1..20 threads, threads * window <= pool <= 65536, timeouts and a scale");
+		         "1..%u threads, threads * window <= pool <= %u, timeouts and a scale",
+		         ATP_WORKERS_MAX, ATP_THREADS_PER_APP, ATP_POOL_MAX);
 		atp_engine_destroy(e);
 		errno = EINVAL;
 		return NULL;

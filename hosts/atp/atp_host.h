@@ -16,7 +16,6 @@
 #include "atp/atp_proto.h"
 #include "hx.h"
 
-#define ATP_MAX_WORKERS     32u
 #define ATP_MAX_SEQ         65535u /* seq is u16 and 1-based */
 #define ATP_THREADS_PER_APP 20u    /* t' = t + 20 (app - 1), as in ATP's hosts */
 #define ATP_DEF_POOL        ATP_AGTR_MAX

@@ -17,7 +17,7 @@ struct atp_tensor *atp_tensor_new(uint64_t key, uint32_t len, uint8_t nworkers)
 	struct atp_tensor *t;
 	uint32_t npkts = (len + ATP_VALUES - 1) / ATP_VALUES;
 
-	if (len == 0 || npkts > ATP_MAX_SEQ || nworkers == 0 || nworkers > ATP_MAX_WORKERS) {
+	if (len == 0 || npkts > ATP_MAX_SEQ || nworkers == 0 || nworkers > ATP_WORKERS_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -98,7 +98,7 @@ static struct atp_tensor *find_tensor(struct ps_thread *th, const struct atp_pkt
 		return th->cur;
 	if (th->prev && th->prev->key == h->key)
 		return th->prev;
-	if (nw == 0 || nw > ATP_MAX_WORKERS)
+	if (nw == 0 || nw > ATP_WORKERS_MAX)
 		return NULL;
 	/* A new key: the tensor before becomes prev (still answers resends). */
 	t = atp_tensor_new(h->key, h->len, (uint8_t)nw);

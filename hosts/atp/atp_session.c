@@ -24,7 +24,7 @@ int atp_join_parse(const struct atp_pkt *h, const uint8_t *vb, struct atp_join *
 	int32_t v[2];
 
 	if (h->seq != 0 || (h->flag & ATP_F_ACK) || h->num_worker == 0 ||
-	    h->num_worker > ATP_MAX_WORKERS || __builtin_popcount(h->bitmap) != 1)
+	    h->num_worker > ATP_WORKERS_MAX || __builtin_popcount(h->bitmap) != 1)
 		return -EINVAL;
 	atp_values_get(vb, v, 2);
 	j->app = h->app;
@@ -46,22 +46,22 @@ void atp_announce_build(uint8_t *f, uint16_t app, unsigned workers, uint32_t job
 	                    .flag = ATP_F_ACK,
 	                    .app = app,
 	                    .key = (uint64_t)job << 32};
-	int32_t v[ATP_MAX_WORKERS];
+	int32_t v[ATP_WORKERS_MAX];
 	uint8_t vb[ATP_VALUES * 4];
 
-	for (unsigned i = 0; i < workers && i < ATP_MAX_WORKERS; i++)
+	for (unsigned i = 0; i < workers && i < ATP_WORKERS_MAX; i++)
 		v[i] = (int32_t)nonces[i];
 	atp_values_put(vb, v, workers);
 	atp_frame_build(f, &h, false, atp_wire_thread(app, 0), vb);
 }
 
 int atp_announce_parse(const struct atp_pkt *h, const uint8_t *vb, uint32_t *job,
-                       uint32_t nonces[ATP_MAX_WORKERS])
+                       uint32_t nonces[ATP_WORKERS_MAX])
 {
-	int32_t v[ATP_MAX_WORKERS];
+	int32_t v[ATP_WORKERS_MAX];
 
 	if (h->seq != 0 || !(h->flag & ATP_F_ACK) || h->num_worker == 0 ||
-	    h->num_worker > ATP_MAX_WORKERS || (h->key >> 32) == 0)
+	    h->num_worker > ATP_WORKERS_MAX || (h->key >> 32) == 0)
 		return -EINVAL;
 	atp_values_get(vb, v, h->num_worker);
 	for (unsigned i = 0; i < h->num_worker; i++)

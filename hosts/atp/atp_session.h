@@ -51,7 +51,7 @@ void atp_announce_build(uint8_t *f, uint16_t app, unsigned workers, uint32_t job
                         const uint32_t *nonces);
 /* -EINVAL unless h (values vb) is an ANNOUNCE; else job and nonces[0..num_worker). */
 int atp_announce_parse(const struct atp_pkt *h, const uint8_t *vb, uint32_t *job,
-                       uint32_t nonces[ATP_MAX_WORKERS]);
+                       uint32_t nonces[ATP_WORKERS_MAX]);
 
 /* ---- the worker's side ---- */
 
@@ -81,7 +81,7 @@ enum atp_ann atp_member_announce(struct atp_member *m, uint32_t job, const uint3
 struct atp_former {
 	unsigned workers;
 	uint32_t job; /* current job, 0: none */
-	uint32_t members[ATP_MAX_WORKERS];
+	uint32_t members[ATP_WORKERS_MAX];
 	bool adopted; /* taken from the workers' reports (a restarted PS), not formed here */
 	uint64_t rng; /* state of the job-number generator */
 	uint64_t formed;
@@ -89,7 +89,7 @@ struct atp_former {
 		uint32_t nonce, job;
 		uint64_t at_ms;
 		bool seen;
-	} w[ATP_MAX_WORKERS];
+	} w[ATP_WORKERS_MAX];
 };
 
 enum atp_form {

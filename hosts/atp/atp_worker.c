@@ -133,7 +133,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 		switch (c) {
 		case 'i':
-			bad = host_parse_uint(optarg, 0, ATP_MAX_WORKERS - 1, &o->id);
+			bad = host_parse_uint(optarg, 0, ATP_WORKERS_MAX - 1, &o->id);
 			have_id = 1;
 			break;
 		case 'c':

@@ -335,7 +335,7 @@ static void test_job_frames(void **state)
 	                     .job = 77,
 	                     .state = ATP_JOIN_STARTED},
 	                j2;
-	uint32_t nonces[4] = {11, 22, 33, 0x80000001u}, got[ATP_MAX_WORKERS], job;
+	uint32_t nonces[4] = {11, 22, 33, 0x80000001u}, got[ATP_WORKERS_MAX], job;
 	uint8_t f[ATP_FRAME_LEN];
 	struct atp_pkt h;
 

@@ -4,6 +4,7 @@
  * build/parse, float quantisation, deterministic test tensors and verification. No I/O.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,36 +35,45 @@ unsigned sa_config_slots(const struct sa_config *cfg)
 	return cfg->threads * cfg->window;
 }
 
+static int refuse(char *err, size_t errlen, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+static int refuse(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen)
 {
-	const char *why = NULL;
-
 	if (cfg->workers < 1 || cfg->workers > SA_WORKERS_MAX)
-		why = "workers must be 1..32";
-	else if (cfg->rank >= cfg->workers)
-		why = "rank must be below the number of workers";
-	else if (cfg->threads < 1 || cfg->threads > SA_THREADS_MAX)
-		why = "threads must be 1..64";
-	else if (cfg->window < 1 || cfg->window > SA_WINDOW_MAX)
-		why = "window must be 1..1024";
-	else if (sa_config_slots(cfg) > 8192)
-		why = "threads * window must be at most 8192 slots";
-	else if (sa_size_code(cfg->elems) == 0)
-		why = "elems must be 64 or 256";
-	else if ((unsigned)cfg->worker_port + cfg->threads > 65536 || cfg->worker_port == 0)
-		why = "worker ports (worker_port + thread) must lie in 1..65535";
-	else if (cfg->timeout_ms < 1 || cfg->timeout_max_ms < cfg->timeout_ms)
-		why = "timeouts must satisfy 1 <= timeout <= timeout cap";
-	else if (cfg->first_timeout_ms > 60000)
-		why = "first-window timeout must be at most 60000 ms";
-	else if (cfg->give_up_s < 1)
-		why = "give-up time must be at least 1 s";
-	else if (cfg->guard_ms > 10000)
-		why = "guard must be at most 10000 ms";
-	if (!why)
-		return 0;
-	snprintf(err, errlen, "%s", why);
-	return -EINVAL;
+		return refuse(err, errlen, "workers must be 1..%u", SA_WORKERS_MAX);
+	if (cfg->rank >= cfg->workers)
+		return refuse(err, errlen, "rank must be below the number of workers");
+	if (cfg->threads < 1 || cfg->threads > SA_THREADS_MAX)
+		return refuse(err, errlen, "threads must be 1..%u", SA_THREADS_MAX);
+	if (cfg->window < 1 || cfg->window > SA_WINDOW_MAX)
+		return refuse(err, errlen, "window must be 1..%u", SA_WINDOW_MAX);
+	if (sa_config_slots(cfg) > SA_SLOTS)
+		return refuse(err, errlen, "threads * window must be at most %u slots", SA_SLOTS);
+	if (sa_size_code(cfg->elems) == 0)
+		return refuse(err, errlen, "elems must be 64 or 256");
+	if ((unsigned)cfg->worker_port + cfg->threads > 65536 || cfg->worker_port == 0)
+		return refuse(err, errlen,
+		              "worker ports (worker_port + thread) must lie in 1..65535");
+	if (cfg->timeout_ms < 1 || cfg->timeout_max_ms < cfg->timeout_ms)
+		return refuse(err, errlen, "timeouts must satisfy 1 <= timeout <= timeout cap");
+	if (cfg->first_timeout_ms > 60000)
+		return refuse(err, errlen, "first-window timeout must be at most 60000 ms");
+	if (cfg->give_up_s < 1)
+		return refuse(err, errlen, "give-up time must be at least 1 s");
+	if (cfg->guard_ms > 10000)
+		return refuse(err, errlen, "guard must be at most 10000 ms");
+	return 0;
 }
 
 void sa_slice(size_t count, unsigned threads, unsigned tid, size_t *off, size_t *len)

@@ -22,9 +22,7 @@
 
 #include "syncagtr/syncagtr_proto.h"
 
-#define SA_WORKERS_MAX 32u
-#define SA_THREADS_MAX 64u
-#define SA_WINDOW_MAX  1024u
+#define SA_WINDOW_MAX 1024u /* packets in flight per thread */
 /* Bytes of a SwitchML UDP payload: header, exponents, values. */
 #define SA_PAYLOAD_LEN(elems) (SA_HDR_LEN + SA_EXP_LEN + 4u * (elems))
 

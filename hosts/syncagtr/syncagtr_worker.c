@@ -180,10 +180,10 @@ static int set_number(struct opts *o, int c, const char *name, const char *arg)
 
 	switch (c) {
 	case 'r':
-		dst = &o->cfg.rank, hi = 31;
+		dst = &o->cfg.rank, hi = SA_WORKERS_MAX - 1;
 		break;
 	case 'n':
-		dst = &o->cfg.workers, lo = 1, hi = 32;
+		dst = &o->cfg.workers, lo = 1, hi = SA_WORKERS_MAX;
 		break;
 	case 't':
 		dst = &o->cfg.threads, lo = 1, hi = SA_THREADS_MAX;
@@ -213,7 +213,7 @@ static int set_number(struct opts *o, int c, const char *name, const char *arg)
 		dst = &o->repeat, lo = 1, hi = 1000000;
 		break;
 	case O_SESSION:
-		dst = &o->session, lo = 1, hi = 64;
+		dst = &o->session, lo = 1, hi = SA_SESSIONS_MAX;
 		break;
 	default:
 		return -1;

@@ -28,12 +28,10 @@
 struct isw_worker;
 struct rte_mbuf;
 
-#define ASK_TASKS_MAX  64    /* registered tasks at once; index 1..64 */
 #define ASK_AA_UNITS   8     /* physical aggregator arrays (slots per pass) */
 #define ASK_ROWS       65536 /* entries per physical aggregator array */
 #define ASK_RING       65536 /* seen/AggState positions, all tasks' channels together */
 #define ASK_AA_MAX     32768 /* largest AA size (entries per copy of one slot) */
-#define ASK_WINDOW_MAX 4096  /* largest W */
 #define ASK_FETCH_SCAN 1024  /* entries one FETCH looks at, at most */
 #define ASK_NO_PORT    0     /* sender_ports = 0: any port but the receiver's */
 #define ASK_CTL_LATE   65536 /* a SWAP/FETCH up to this many seqs older than the newest is late */

@@ -47,8 +47,11 @@ enum ask_type {
 #define ASK_F_LAST   0x04u /* the channel's last packet */
 #define ASK_F_ERROR  0x80u /* replies: request refused (bad slot or copy, BEGIN refused) */
 
-#define ASK_SLOTS_MAX 32u
-#define ASK_VALUE_LEN 4u
+/* The limits the switch and the hosts share. */
+#define ASK_SLOTS_MAX  32u   /* slots (tuples) a DATA packet carries */
+#define ASK_TASKS_MAX  64u   /* registered tasks at once; index 1..64 */
+#define ASK_WINDOW_MAX 4096u /* largest W: a task's window, and so a sender's */
+#define ASK_VALUE_LEN  4u
 
 /*
  * Largest FETCH_REPLY payload: count records of (key, value) after the header. Keeps a reply

@@ -22,7 +22,6 @@ struct isw_worker;
 struct rte_mbuf;
 
 #define ATP_APPS_MAX     64    /* registered apps at once; index 1..64 */
-#define ATP_POOL_MAX     32768 /* aggregators in the switch (register size) */
 #define ATP_POOL_DEFAULT 20000 /* the reference's MAX_AGTR_COUNT */
 #define ATP_NO_PORT      (-1)
 #define ATP_MC_BASE      (ISW_MC_RESERVED + 0x40) /* PRE group of app index i: base + i */

@@ -217,7 +217,7 @@ static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (kv[0].val == NULL || kv[1].val == NULL || kv[2].val == NULL)
 		return isw_cmd_err(c, EINVAL, "usage: atp app add %s", c->cmd->usage);
 	struct atp_app a = {.valid = true, .id = (uint16_t)id};
-	if (isw_arg_u32(c, kv[0].val, "workers", 1, 32, &n) < 0 ||
+	if (isw_arg_u32(c, kv[0].val, "workers", 1, ATP_WORKERS_MAX, &n) < 0 ||
 	    isw_arg_port_list(c, kv[1].val, "ports", &a.worker_ports) < 0)
 		return -EINVAL;
 	a.nworkers = (uint8_t)n;

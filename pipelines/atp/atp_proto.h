@@ -15,6 +15,10 @@
 #define ATP_VALUES    62u
 #define ATP_AGTR_MAX  20000u /* agtr2 = agtr + ATP_AGTR_MAX on the wire (echoed, not used) */
 
+/* The limits the switch and the hosts share. */
+#define ATP_WORKERS_MAX 32u    /* workers of an app: one bit each in the 32-bit bitmap */
+#define ATP_POOL_MAX    32768u /* aggregators in the switch (register size) */
+
 /* Offsets from the first byte of the Ethernet header. */
 #define ATP_OFF_TOS    15u /* IPv4 DSCP/ECN byte of the template: ECN = bits 1..0 */
 #define ATP_OFF_HDR    34u

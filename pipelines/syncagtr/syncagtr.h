@@ -25,14 +25,9 @@
 struct isw_worker;
 struct rte_mbuf;
 
-#define SA_SESSIONS_MAX  64   /* session ids 1..64 */
-#define SA_WORKERS_MAX   32   /* ranks 0..31: one bit each in a 32-bit bitmap */
-#define SA_SLOTS         8192 /* slots in the switch, shared by all sessions (budget pool) */
 #define SA_SLOTS_DEFAULT 1024
-#define SA_THREADS_MAX   64      /* worker threads a session's slots may be split among */
-#define SA_WORKER_PORT   4000    /* SwitchML's default worker_port: thread t sends from it + t */
-#define SA_TABLE_SIZE    4096    /* admission hash table: at most half full */
-#define SA_PORT_AUTO     0xFFFFu /* worker port learned from its packets */
+#define SA_TABLE_SIZE    4096            /* admission hash table: at most half full */
+#define SA_PORT_AUTO     0xFFFFu         /* worker port learned from its packets */
 #define SA_MC_BASE       ISW_MC_RESERVED /* PRE group of session s: SA_MC_BASE + s */
 /* A member whose last registration is at most this old counts as live (session show's "live"):
  * workers waiting at the rendezvous register again every few tens of milliseconds. */

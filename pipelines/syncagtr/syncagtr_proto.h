@@ -13,6 +13,13 @@
 
 #include <stdint.h>
 
+/* The limits the switch and the workers share. */
+#define SA_SESSIONS_MAX 64u   /* session ids 1..64 */
+#define SA_WORKERS_MAX  32u   /* ranks 0..31: one bit each in a 32-bit bitmap */
+#define SA_THREADS_MAX  64u   /* worker threads a session's slots may be split among */
+#define SA_WORKER_PORT  4000u /* SwitchML's default worker_port: thread t sends from it + t */
+#define SA_SLOTS        8192u /* slots in the switch, shared by all sessions (budget pool) */
+
 #define SA_UDP_PORT      0xBEE0u /* the port SwitchML workers send to */
 #define SA_UDP_PORT_MASK 0xFFF0u /* the switch accepts 0xBEE0..0xBEEF */
 #define SA_MSG_TYPE      1u      /* the only message type on the wire */
