@@ -49,7 +49,8 @@ one() {
 			"repeats \(.repeats) of \(.pkts) packets, fetch-replays \(.fetch_replays)"' |
 			tr -d '\n'
 	fi
-	[ "$rc" = 0 ] && echo " (test passed)" || echo " (test FAILED, status $rc)"
+	[ "$rc" = 0 ] && echo " (test passed)" ||
+		echo " (test FAILED, status $rc: $(echo "$out" | grep -m1 -E '^FAIL|failed' || true))"
 }
 
 echo "bench/resends.sh: $RUNS runs, busy loop $([ "$BUSY" = 1 ] && echo on || echo off), build $BUILD"
