@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "ask_host.h"
+#include "host_rtt.h"
+
+/* A packet's timeout doubles at most this often: 8 times its base (ask_backoff()'s rule). */
+#define ASK_SEND_BACKOFF_MAX 3u
 
 /* A FIFO of fixed-size records (a padded key and its value). */
 struct fifo {
@@ -46,8 +50,9 @@ struct ask_sender {
 	size_t llen;
 	struct chan *ch;
 	unsigned rr;
-	uint64_t next_scan, srtt, rttvar; /* RTT estimate (ns), from packets never resent */
-	uint64_t xmits;                   /* transmissions so far */
+	uint64_t next_scan;  /* when resend_due() next has something to look at */
+	struct host_rtt rtt; /* from packets never resent (Karn); the timeouts' back-off */
+	uint64_t xmits;      /* transmissions so far */
 	struct ask_send_stats st;
 	char err[160];
 };
@@ -272,24 +277,35 @@ static int pack_next(struct ask_sender *s, struct chan *c, uint8_t *p, uint32_t 
 
 /* ---- channels ---- */
 
+/* The timeout before any back-off: srtt + 4 rttvar, at least --rto-ms (host_rtt.h). */
 static uint64_t rto(const struct ask_sender *s)
 {
-	uint64_t r = s->srtt + 4 * s->rttvar;
-	return r > s->cfg.rto_ns ? r : s->cfg.rto_ns;
+	return host_rtt_timeout(&s->rtt, s->cfg.rto_ns, s->cfg.rto_ns, UINT64_MAX, 0);
+}
+
+/* Presumed lost: a packet transmitted after w's last transmission has been acknowledged. */
+static bool rack_lost(const struct ask_sender *s, const struct chan *c, const struct wpkt *w)
+{
+	return c->rack > w->xmit && s->rtt.srtt > 0;
 }
 
 /*
- * When packet w of channel c falls due for a resend. Once a packet transmitted after w's last
- * transmission has been acknowledged, w is presumed lost a reorder window (a quarter of the
- * RTT) after an RTT (the idea of TCP's RACK): waiting for the --rto-ms floor instead would
- * stall the window at every loss. Otherwise the timeout, doubled with each resend; a receiver
+ * When packet w of channel c falls due for a resend. Once presumed lost (rack_lost), a reorder
+ * window (a quarter of the RTT) after an RTT (the idea of TCP's RACK): waiting for the --rto-ms
+ * floor instead would stall the window at every loss. Otherwise the timeout, doubled with each
+ * resend of w or each timeout of the sender since its last ACK (at most 8 times); a receiver
  * that stalls makes no later ACK, so it does not run the retries out early.
  */
 static uint64_t due(const struct ask_sender *s, const struct chan *c, const struct wpkt *w)
 {
-	if (c->rack > w->xmit && s->srtt > 0)
-		return w->sent_ns + s->srtt + s->srtt / 4 + 20000;
-	return w->sent_ns + ask_backoff(rto(s), w->tries);
+	unsigned shift = s->rtt.backoff > w->tries ? s->rtt.backoff : w->tries;
+
+	if (rack_lost(s, c, w))
+		return w->sent_ns + s->rtt.srtt + s->rtt.srtt / 4 + 20000;
+	if (shift > ASK_SEND_BACKOFF_MAX)
+		shift = ASK_SEND_BACKOFF_MAX;
+	return w->sent_ns +
+	       host_rtt_timeout(&s->rtt, s->cfg.rto_ns, s->cfg.rto_ns, UINT64_MAX, shift);
 }
 
 /* The next channel (round robin) that may send a new packet, or NULL. */
@@ -306,14 +322,38 @@ static struct chan *pick(struct ask_sender *s)
 	return NULL;
 }
 
+/* Resends w of channel k (seq q) into tx; -ETIMEDOUT past the retry limit. */
+static int resend(struct ask_sender *s, unsigned k, uint32_t q, struct wpkt *w, uint64_t now,
+                  struct ask_tx *tx)
+{
+	if (w->tries >= s->cfg.retries) {
+		snprintf(s->err, sizeof(s->err), "channel %u seq %u: no ACK after %u resends",
+		         s->cfg.channel0 + k, q, (unsigned)w->tries);
+		return -ETIMEDOUT;
+	}
+	w->buf[1] |= ASK_F_RESEND;
+	w->tries++;
+	w->sent_ns = now;
+	w->xmit = ++s->xmits;
+	s->st.resends++;
+	*tx = (struct ask_tx){w->buf, w->len};
+	return 0;
+}
+
 /*
- * Resends every packet whose timeout passed, up to max; -ETIMEDOUT past the retry limit.
- * *first: the earliest time another one falls due.
+ * Resends, up to max, every packet presumed lost and due, and of those only timed out the
+ * oldest, one per expiry as TCP does, backing the timeouts off (host_rtt_expired): when the
+ * ACKs are only late (the receiver or the switch descheduled on a loaded host), the others come
+ * back without a resend and their round trips teach the estimator; resending every packet
+ * timed out made each such stall cost the window. The next ACK ends the back-off.
+ * -ETIMEDOUT past the retry limit. *first: the earliest time another one falls due.
  */
 static int resend_due(struct ask_sender *s, uint64_t now, struct ask_tx *tx, unsigned max,
                       uint64_t *first)
 {
-	unsigned n = 0, mask = s->cfg.window - 1;
+	unsigned n = 0, mask = s->cfg.window - 1, ok = 0;
+	struct wpkt *old = NULL;
+	uint32_t oq = 0;
 
 	*first = UINT64_MAX;
 	for (unsigned k = 0; k < s->cfg.nchan; k++) {
@@ -325,21 +365,19 @@ static int resend_due(struct ask_sender *s, uint64_t now, struct ask_tx *tx, uns
 			uint64_t t = due(s, c, w);
 			if (now < t) {
 				*first = t < *first ? t : *first;
-				continue;
+			} else if (rack_lost(s, c, w)) {
+				if (resend(s, k, q, w, now, &tx[n++]) < 0)
+					return -ETIMEDOUT;
+			} else if (!old || w->sent_ns < old->sent_ns) {
+				old = w, ok = k, oq = q;
 			}
-			if (w->tries >= s->cfg.retries) {
-				snprintf(s->err, sizeof(s->err),
-				         "channel %u seq %u: no ACK after %u resends",
-				         s->cfg.channel0 + k, q, (unsigned)w->tries);
-				return -ETIMEDOUT;
-			}
-			w->buf[1] |= ASK_F_RESEND;
-			w->tries++;
-			w->sent_ns = now;
-			w->xmit = ++s->xmits;
-			s->st.resends++;
-			tx[n++] = (struct ask_tx){w->buf, w->len};
 		}
+	}
+	if (old && n < max) {
+		if (resend(s, ok, oq, old, now, &tx[n++]) < 0)
+			return -ETIMEDOUT;
+		host_rtt_expired(&s->rtt, now, ASK_SEND_BACKOFF_MAX);
+		*first = now; /* the others timed out with it: due later now, look again */
 	}
 	return (int)n;
 }
@@ -378,18 +416,6 @@ int ask_sender_pump(struct ask_sender *s, uint64_t now, struct ask_tx *tx, unsig
 	return n;
 }
 
-static void rtt_sample(struct ask_sender *s, uint64_t rtt)
-{
-	if (s->srtt == 0) {
-		s->srtt = rtt;
-		s->rttvar = rtt / 2;
-		return;
-	}
-	uint64_t d = rtt > s->srtt ? rtt - s->srtt : s->srtt - rtt;
-	s->rttvar = (3 * s->rttvar + d) / 4;
-	s->srtt = (7 * s->srtt + rtt) / 8;
-}
-
 void ask_sender_ack(struct ask_sender *s, const uint8_t *p, size_t len, uint64_t now)
 {
 	struct ask_msg m;
@@ -412,10 +438,14 @@ void ask_sender_ack(struct ask_sender *s, const uint8_t *p, size_t len, uint64_t
 		s->st.dup_acks++;
 		return;
 	}
+	/* Karn's rule; one sample per packet in flight a round trip. The end of a back-off
+	 * brings every packet's deadline nearer: look again now. */
+	unsigned backoff = s->rtt.backoff;
+	host_rtt_answer(&s->rtt, w->sent_ns, now, w->tries, (unsigned)(s->st.packets - s->st.acks));
+	if (backoff && !s->rtt.backoff)
+		s->next_scan = now;
 	w->acked = 1;
 	s->st.acks++;
-	if (w->tries == 0)
-		rtt_sample(s, now - w->sent_ns);
 	while (c->base != c->next && c->w[c->base & (s->cfg.window - 1)].acked)
 		c->base++;
 	if (w->xmit > c->rack)

@@ -273,12 +273,9 @@ static uint64_t stall_rto(const struct atp_ethread *th)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
 	uint64_t lo = (uint64_t)o->timeout_ms * 1000000ull, hi = lo << ATP_BACKOFF_SHIFT_MAX;
-	uint64_t rto = host_rtt_rto(&th->rt);
-	unsigned first = o->first_timeout_ms ? o->first_timeout_ms : 250;
+	uint64_t first = (o->first_timeout_ms ? o->first_timeout_ms : 250) * 1000000ull;
 
-	if (!th->rt.srtt)
-		return first > o->timeout_ms ? (uint64_t)first * 1000000ull : lo;
-	return rto < lo ? lo : rto > hi ? hi : rto;
+	return host_rtt_timeout(&th->rt, first, lo, th->rt.srtt ? hi : UINT64_MAX, 0);
 }
 
 /*
@@ -290,10 +287,8 @@ static uint64_t stall_rto(const struct atp_ethread *th)
  */
 static uint64_t recovery_rto(const struct atp_ethread *th, const struct chunk *c, uint32_t seq)
 {
-	uint64_t lo = th->rec.srtt ? 1000000ull : (uint64_t)th->e->cfg.timeout_ms * 1000000ull;
-	uint64_t rto = host_rtt_rto(&th->rec);
-
-	return (rto < lo ? lo : rto) << (c->tries[seq] - 1);
+	return host_rtt_timeout(&th->rec, (uint64_t)th->e->cfg.timeout_ms * 1000000ull, 1000000ull,
+	                        UINT64_MAX, c->tries[seq] - 1u);
 }
 
 /* This worker's JOIN (any thread may send it), at most one per ivl_ms over all threads. */
@@ -396,11 +391,12 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 	}
 	take_result(th, c, &h, f + ATP_OFF_VALUES);
 	th->taken++;
-	if (now > c->sent_ns[h.seq] && !(h.flag & ATP_F_COLLISION) && c->tries[h.seq] == 1)
-		host_rtt_sample(&th->rec, now - c->sent_ns[h.seq]);
-	else if (now > c->sent_ns[h.seq] && !(h.flag & (ATP_F_COLLISION | ATP_F_RESEND)) &&
-	         c->tries[h.seq] == 0)
-		host_rtt_sample(&th->rt, now - c->sent_ns[h.seq]);
+	/* Karn's rule, host_rtt_answer: the PS's round trips from a seq's only resend, the
+	 * switch's from seqs never resent by anyone (one of the seqs in flight a round trip). */
+	if (!(h.flag & ATP_F_COLLISION) && c->tries[h.seq] >= 1)
+		host_rtt_answer(&th->rec, c->sent_ns[h.seq], now, c->tries[h.seq] - 1u, 1);
+	else if (!(h.flag & (ATP_F_COLLISION | ATP_F_RESEND)))
+		host_rtt_answer(&th->rt, c->sent_ns[h.seq], now, c->tries[h.seq], c->inflight);
 	c->acked[h.seq] = 1;
 	c->inflight--;
 	c->last_ack_ns = now;

@@ -22,7 +22,7 @@ void sa_config_default(struct sa_config *cfg)
 	cfg->window = 128;
 	cfg->elems = 256;
 	cfg->type = SA_INT32;
-	cfg->timeout_ms = 20;
+	cfg->timeout_ms = 50;
 	cfg->timeout_max_ms = 1000;
 	cfg->first_timeout_ms = 250;
 	cfg->give_up_s = 20;

@@ -38,10 +38,9 @@
 
 struct sa_win {
 	uint64_t k;        /* packet in flight (or waiting out the guard) at this position */
-	uint64_t deadline; /* ns, CLOCK_MONOTONIC: resend, or (held) send */
+	uint64_t deadline; /* ns, CLOCK_MONOTONIC: (held) when to send; sent: see pkt_rto() */
 	uint64_t last_tx;  /* ns, last transmission of k */
-	uint64_t rto;      /* ns, this packet's current timeout */
-	uint8_t resent;    /* k was sent more than once: no RTT sample from it (Karn) */
+	uint8_t tries;     /* resends of k (saturating): no RTT sample from it (Karn), back-off */
 	uint8_t active;
 	uint8_t held; /* k is not sent yet: the guard after the previous packet runs */
 	double scale; /* float32: scale of the block whose data the next packet here carries */
@@ -57,7 +56,7 @@ struct sa_thread {
 	uint8_t *out;
 	size_t off, len;
 	uint64_t blocks, total, done, next_deadline, last_progress;
-	struct host_rtt rtt; /* the round trips of packets answered at their first send */
+	struct host_rtt rtt; /* round trips of packets answered at their first send; back-off */
 	int barrier;         /* this job is sa_worker_barrier's */
 	uint64_t end;        /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
@@ -316,26 +315,30 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 	t->st.packets++;
 }
 
+/* Back-off doublings of the thread's timeout at most: the cap (--timeout-max-ms) bites first. */
+#define SA_BACKOFF_MAX 16u
+
 /*
- * A packet's first timeout: RFC 6298's srtt + 4 rttvar, never below --timeout-ms nor above the
- * cap. A round trip here includes waiting for the slowest worker, and on a loaded host it can be
- * far longer than the network's: a fixed timeout would resend much that is not lost.
+ * The timeout of the packet at e, from its last transmission (host_rtt.h): the thread's
+ * srtt + 4 rttvar, never below --timeout-ms nor above the cap, doubled per timeout of the thread
+ * since its last sample or per resend of this packet, whichever is more. A round trip here
+ * includes waiting for the slowest worker, which on a loaded host can be far longer than the
+ * network's. Computed when looked at, not stored: a back-off, or its end, moves the deadline of
+ * every packet in flight.
  */
-static uint64_t thread_rto(const struct sa_thread *t, uint64_t k)
+static uint64_t pkt_rto(const struct sa_thread *t, const struct sa_win *e)
 {
 	const struct sa_config *c = &t->w->cfg;
 	uint64_t lo = (uint64_t)c->timeout_ms * 1000000ull,
 	         hi = (uint64_t)c->timeout_max_ms * 1000000ull;
-	uint64_t rto;
+	unsigned shift = t->rtt.backoff > e->tries ? t->rtt.backoff : e->tries;
 
 	/* A first-window (or barrier) packet's answer waits for the slowest worker to reach the
 	 * job, which on a loaded host or without a rendezvous is not a network round trip: a
 	 * resend before the others are there is only a drop at the switch. */
-	if ((t->barrier || k < c->window) && lo < (uint64_t)c->first_timeout_ms * 1000000ull)
+	if ((t->barrier || e->k < c->window) && lo < (uint64_t)c->first_timeout_ms * 1000000ull)
 		lo = (uint64_t)c->first_timeout_ms * 1000000ull;
-	rto = t->rtt.srtt ? host_rtt_rto(&t->rtt) : lo;
-
-	return rto < lo ? lo : rto > hi ? hi : rto;
+	return host_rtt_timeout(&t->rtt, lo, lo, hi, shift);
 }
 
 static void set_deadline(struct sa_thread *t, struct sa_win *e, uint64_t when)
@@ -355,10 +358,9 @@ static void send_new(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t
 	e->k = k;
 	e->active = 1;
 	e->held = 0;
-	e->rto = thread_rto(t, k);
-	e->resent = 0;
+	e->tries = 0;
 	e->last_tx = now;
-	set_deadline(t, e, now + e->rto);
+	set_deadline(t, e, now + pkt_rto(t, e));
 	if (!data) /* every packet of data went out: what it sent is final */
 		memcpy(t->check_words, t->ck_sent, sizeof(t->check_words));
 	tx_queue(t, k);
@@ -448,20 +450,25 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 		t->st.bad++; /* not a packet of ours in flight: another run's, or a switch bug */
 		return;
 	}
+	if (t->barrier && !sa_barrier_check(&p, c->elems, c->workers)) {
+		t->st.stale_state++; /* an earlier run's result: wait for a reset */
+		return;
+	}
 	if (t->barrier) {
-		if (!sa_barrier_check(&p, c->elems, c->workers)) {
-			t->st.stale_state++; /* an earlier run's result: wait for a reset */
-			return;
-		}
 		e->active = 0;
 		t->st.results++;
 		t->done++;
 		t->last_progress = now;
 		return;
 	}
-	/* First-window packets wait for the other workers to start the job: no sample. */
-	if (!e->resent && k >= c->window)
-		host_rtt_sample(&t->rtt, now - e->last_tx);
+	/* First-window packets wait for the other workers to start the job: no sample. The end
+	 * of a back-off brings every deadline nearer: look at them again. */
+	if (k >= c->window) {
+		unsigned backoff = t->rtt.backoff;
+		host_rtt_answer(&t->rtt, e->last_tx, now, e->tries, c->window);
+		if (backoff && !t->rtt.backoff)
+			t->next_deadline = now;
+	}
 	t->st.results++;
 	t->done++;
 	t->last_progress = now;
@@ -490,11 +497,39 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 		e->active = 0;
 }
 
-/* Resends every packet past its deadline, doubling its timeout; recomputes next_deadline. */
+/* When the packet at e falls due: its send (held), or its resend. */
+static uint64_t pkt_due(const struct sa_thread *t, const struct sa_win *e)
+{
+	return e->held ? e->deadline : e->last_tx + pkt_rto(t, e);
+}
+
+/* Resends the packet at e now, unchanged. */
+static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
+{
+	e->last_tx = now;
+	if (e->tries < UINT8_MAX)
+		e->tries++;
+	tx_queue(t, e->k);
+	t->st.retransmits++;
+}
+
+/*
+ * Sends the held packets whose guard has passed and resends the packets past their timeout,
+ * the data's one per expiry, as TCP does: the oldest, backing the thread's timeout off
+ * (host_rtt_expired), so that the packets sent with it are due later. When their answers are
+ * only late (a worker or the switch descheduled on a loaded host), they come back without a
+ * resend and their round trips teach the estimator; resending every packet due made each such
+ * stall cost the window, and by Karn's rule left no sample of it. A loss costs one expiry, and
+ * the next packet sent after it and answered ends the back-off. The start barrier's and a job's
+ * first window go on their own timers, each: they wait for every worker to start, and after a
+ * session reset (or a rank 0 that starts late) every one of them must go again. Recomputes
+ * next_deadline.
+ */
 static void check_timeouts(struct sa_thread *t, uint64_t now)
 {
 	const struct sa_config *c = &t->w->cfg;
-	uint64_t next = UINT64_MAX;
+	struct sa_win *oldest = NULL;
+	uint64_t next = UINT64_MAX, due;
 	unsigned i;
 
 	/* A first send here may release the check packet at another position, which sets its
@@ -502,21 +537,24 @@ static void check_timeouts(struct sa_thread *t, uint64_t now)
 	t->next_deadline = UINT64_MAX;
 	for (i = 0; i < c->window; i++) {
 		struct sa_win *e = &t->win[i];
-		if (!e->active)
+		if (!e->active || pkt_due(t, e) > now)
 			continue;
-		if (e->deadline <= now && e->held) {
+		if (e->held)
 			send_new(t, e, e->k, now);
-		} else if (e->deadline <= now) {
-			uint64_t hi = (uint64_t)c->timeout_max_ms * 1000000ull;
-			e->last_tx = now;
-			e->resent = 1;
-			e->rto = 2 * e->rto > hi ? hi : 2 * e->rto;
-			e->deadline = now + e->rto;
-			tx_queue(t, e->k);
-			t->st.retransmits++;
-		}
-		if (e->deadline < next)
-			next = e->deadline;
+		else if (t->barrier || e->k < c->window)
+			resend(t, e, now);
+		else if (!oldest || e->last_tx < oldest->last_tx ||
+		         (e->last_tx == oldest->last_tx && e->k < oldest->k))
+			oldest = e;
+	}
+	if (oldest) {
+		resend(t, oldest, now);
+		host_rtt_expired(&t->rtt, now, SA_BACKOFF_MAX);
+	}
+	for (i = 0; i < c->window; i++) {
+		struct sa_win *e = &t->win[i];
+		if (e->active && (due = pkt_due(t, e)) < next)
+			next = due;
 	}
 	if (next < t->next_deadline)
 		t->next_deadline = next;
@@ -637,7 +675,10 @@ static int thread_loop(struct sa_thread *t)
 			return n;
 		}
 		now = host_now_ns();
-		if (now >= t->next_deadline)
+		/* Only with the receive queue read to the end: an answer waiting in it is late,
+		 * not lost (a thread descheduled for a while finds both its answers and its
+		 * deadlines past). */
+		if (now >= t->next_deadline && n < (int)BATCH)
 			check_timeouts(t, now);
 		tx_flush(t);
 		publish(t);

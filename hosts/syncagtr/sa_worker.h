@@ -42,7 +42,7 @@ struct sa_config {
 	unsigned elems;       /* values per packet: 64 or 256 */
 	enum sa_dtype type;
 	unsigned timeout_ms;     /* least retransmission timeout (srtt + 4 rttvar when larger) */
-	unsigned timeout_max_ms; /* backoff cap */
+	unsigned timeout_max_ms; /* back-off cap */
 	/* least timeout of a job's first window and of the start barrier: their answers wait for
 	 * the slowest worker to reach the job (SwitchML's client gives its first batch W x 10 ms)
 	 */
@@ -54,7 +54,7 @@ struct sa_config {
 	int busy_poll; /* AF_XDP: spin instead of sleeping */
 };
 
-/* Fill defaults (4 threads, window 128, 256 values, int32, 20 ms .. 1 s, first window 250 ms,
+/* Fill defaults (4 threads, window 128, 256 values, int32, 50 ms .. 1 s, first window 250 ms,
  * 20 s, port 4000, transport auto). */
 void sa_config_default(struct sa_config *cfg);
 /* Check ranges; on error returns -EINVAL and writes a reason to err. */

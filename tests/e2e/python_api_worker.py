@@ -105,7 +105,9 @@ expect(ValueError, lambda: comm.allreduce(ro), "read-only")
 s = comm.stats
 seen["stats"] = s.as_dict()
 assert s.jobs == 5 and s.verified == 4, s  # the forged job completed but did not verify
-assert s.retransmits == 0, s
+# every packet's result taken once, whatever the timers resent (how often they fire on a loaded
+# host is timing: bench/resends.sh)
+assert s.results == s.packets - s.retransmits, s
 
 # 5. The session is gone: the timeout says so.
 mark("deleteme")

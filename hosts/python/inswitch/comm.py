@@ -140,7 +140,7 @@ class SyncAgtr(_Comm):
     """
 
     def __init__(self, rank, workers, switch_ip, *, ctl=None, session=1, attach="l2", threads=4,
-                 window=128, elems=256, timeout_ms=20, first_timeout_ms=250, give_up_s=20,
+                 window=128, elems=256, timeout_ms=50, first_timeout_ms=250, give_up_s=20,
                  guard_ms=3, worker_port=4000, reset=None, barrier=True, transport=None):
         p = _native.SaParams()
         p.size = ctypes.sizeof(p)
