@@ -302,7 +302,7 @@ static void report(struct rx *x)
 	size_t keys = x->r != NULL ? ask_table_size(ask_receiver_table(x->r)) : 0;
 	double el =
 	        x->first_data
-	                ? (double)((x->done_ns ? x->done_ns : ask_now_ns()) - x->first_data) / 1e9
+	                ? (double)((x->done_ns ? x->done_ns : host_now_ns()) - x->first_data) / 1e9
 	                : 0;
 	const struct ask_switch_counts *sw = ask_rjob_switch_counts(x->j);
 	const struct ask_totals *want = ask_rjob_totals(x->j);
@@ -378,9 +378,9 @@ static int run(struct rx *x)
 	struct sockaddr_in from[ASK_BATCH];
 	const struct opts *o = x->o;
 
-	x->t0 = x->last_progress = ask_now_ns();
+	x->t0 = x->last_progress = host_now_ns();
 	for (;;) {
-		uint64_t now = ask_now_ns();
+		uint64_t now = host_now_ns();
 		uint64_t wake = x->r != NULL ? ask_receiver_wake(x->r) : UINT64_MAX;
 		/* the probes and BEGIN retries: at most every few ms */
 		if (o->use_sw && wake > now + 5000000)
@@ -391,7 +391,7 @@ static int run(struct rx *x)
 			fprintf(stderr, "ask-receiver: receive: %s\n", strerror(-n));
 			return -1;
 		}
-		now = ask_now_ns();
+		now = host_now_ns();
 		if (take(x, bufs, lens, from, n, now) < 0 || control(x, now) < 0)
 			return -1;
 		if (x->r == NULL && ask_rjob_begun(x->j)) {

@@ -150,7 +150,7 @@ static int receive(struct tx_ctx *x, int wait_ms)
 		fprintf(stderr, "ask-sender: receive: %s\n", strerror(-r));
 		return -1;
 	}
-	uint64_t now = ask_now_ns();
+	uint64_t now = host_now_ns();
 	for (int i = 0; i < r; i++) {
 		if (x->ack_from != NULL && !ask_addr_eq(&from[i], x->ack_from)) {
 			x->strays++;
@@ -189,7 +189,7 @@ static int job_pump(struct tx_ctx *x, uint64_t now)
 static int job_until(struct tx_ctx *x, bool (*done)(const struct ask_sjob *))
 {
 	while (!done(x->j))
-		if (job_pump(x, ask_now_ns()) < 0 || receive(x, 10) < 0)
+		if (job_pump(x, host_now_ns()) < 0 || receive(x, 10) < 0)
 			return -1;
 	return 0;
 }
@@ -200,7 +200,7 @@ static int stream(struct tx_ctx *x)
 	struct ask_tx tx[ASK_BATCH];
 
 	for (;;) {
-		uint64_t now = ask_now_ns();
+		uint64_t now = host_now_ns();
 		int n = ask_sender_pump(x->s, now, tx, ASK_BATCH);
 		if (n < 0) {
 			fprintf(stderr, "ask-sender: %s\n", ask_sender_error(x->s));
@@ -231,7 +231,7 @@ static int close_channels(struct tx_ctx *x, unsigned nchan)
 	}
 	for (unsigned k = 0; k < nchan; k++)
 		tot[k] = *ask_sender_totals(x->s, k);
-	ask_sjob_close(x->j, tot, ask_now_ns());
+	ask_sjob_close(x->j, tot, host_now_ns());
 	free(tot);
 	return job_until(x, ask_sjob_done);
 }
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 		ask_src_free(o.cli.src);
 		return 1;
 	}
-	uint64_t t0 = ask_now_ns();
+	uint64_t t0 = host_now_ns();
 	rc = job_until(&x, ask_sjob_ready);
 	if (rc == 0) {
 		cfg.incarnation = ask_sjob_incarnation(x.j);
@@ -305,7 +305,7 @@ int main(int argc, char **argv)
 		rc = stream(&x);
 	if (rc == 0)
 		rc = close_channels(&x, o.cli.channels);
-	double el = (double)(ask_now_ns() - t0) / 1e9;
+	double el = (double)(host_now_ns() - t0) / 1e9;
 	static const struct ask_send_stats none;
 	const struct ask_send_stats *st = x.s != NULL ? ask_sender_stats(x.s) : &none;
 	double tps = el > 0 ? (double)st->tuples / el : 0;

@@ -127,14 +127,6 @@ int ask_addr_parse(const char *s, uint16_t def_port, struct sockaddr_in *addr)
 	return inet_pton(AF_INET, ip, &addr->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-uint64_t ask_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int ask_wait_ms(uint64_t wake, uint64_t now, int max_ms)
 {
 	if (wake <= now)

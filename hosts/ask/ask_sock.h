@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include "ask_host.h"
+#include "host_clock.h"
 
 #define ASK_BATCH 64u /* datagrams one call moves at most */
 
@@ -47,8 +48,6 @@ int ask_udp_recv(struct ask_udp *u, const uint8_t **bufs, size_t *lens, struct s
 bool ask_addr_eq(const struct sockaddr_in *a, const struct sockaddr_in *b);
 /* "A.B.C.D" or "A.B.C.D:PORT" (port 1..65535, else def_port) -> addr. 0 or -EINVAL. */
 int ask_addr_parse(const char *s, uint16_t def_port, struct sockaddr_in *addr);
-/* CLOCK_MONOTONIC in ns. */
-uint64_t ask_now_ns(void);
 /* Milliseconds from now to wake (ns), rounded up so a poll() does not wake early, at most
  * max_ms; 0 if wake has passed. */
 int ask_wait_ms(uint64_t wake, uint64_t now, int max_ms);
