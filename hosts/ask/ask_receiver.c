@@ -16,6 +16,7 @@
 #include "ask_cli.h"
 #include "ask_sock.h"
 #include "host_args.h"
+#include "host_rand.h"
 
 enum {
 	OPT_LISTEN = 300,
@@ -425,7 +426,6 @@ static int run(struct rx *x)
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
-	struct timespec ts;
 	struct rx x = {.o = &o, .verified = -1};
 	char err[320];
 	int rc;
@@ -435,9 +435,7 @@ int main(int argc, char **argv)
 	/* Control seqs and the first incarnation differ from run to run: the switch replays its
 	 * kept FETCH reply to a request that repeats (seq, slot, copy, start), which a restarted
 	 * receiver must not do. */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	uint64_t seed =
-	        (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 16;
+	uint64_t seed = host_random_u64();
 	uint32_t seq = (uint32_t)seed;
 	uint16_t inc = (uint16_t)(o.cli.incarnation ? o.cli.incarnation : 1 + (seed >> 32) % 65535);
 	struct ask_rjob_cfg jcfg = {

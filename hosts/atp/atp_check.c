@@ -4,16 +4,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "host_rand.h"
 #include "atp_check.h"
 #include "atp/atp_proto.h"
-
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /*
  * The weight of word i of a packet is pos_w[i] * the packet's (key, seq) weight, both odd (so
@@ -25,12 +18,12 @@ static uint32_t pos_w[ATP_VALUES];
 __attribute__((constructor)) static void pos_w_init(void)
 {
 	for (unsigned i = 0; i < ATP_VALUES; i++)
-		pos_w[i] = (uint32_t)mix64(0xA7C0FFEEull + i) | 1u;
+		pos_w[i] = (uint32_t)host_mix64(0xA7C0FFEEull + i) | 1u;
 }
 
 static inline uint32_t pkt_w(uint64_t key, uint32_t seq)
 {
-	return (uint32_t)mix64(key ^ (uint64_t)seq << 40) | 1u;
+	return (uint32_t)host_mix64(key ^ (uint64_t)seq << 40) | 1u;
 }
 
 /* Built for AVX2 and the baseline ISA, picked at load time from the CPU (as SyncAgtr's is): the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_rand.h"
 #include "atp_host.h"
 
 uint32_t atp_crc32(const void *buf, size_t len, uint32_t crc)
@@ -221,17 +222,9 @@ bool atp_float_scale(const float *x, unsigned n, double scale, unsigned nworkers
 	return false;
 }
 
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t gen_bits(uint64_t seed, unsigned id, uint64_t idx)
 {
-	return mix64(mix64(seed * 0x100000001b3ull + id) ^ idx);
+	return host_mix64(host_mix64(seed * 0x100000001b3ull + id) ^ idx);
 }
 
 /* ±2^24: the sum of 32 workers stays far from the int32 rails, so results are exact. */

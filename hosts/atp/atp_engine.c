@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sys/random.h>
 
 #include "atp_engine.h"
 #include "atp_check.h"
 #include "atp_session.h"
 #include "atp_sock.h"
 #include "host_job.h"
+#include "host_rand.h"
 #include "host_rtt.h"
 
 /* Timeouts grow to 2^4 = 16 times their base at most: a seq's resends back off four times, the
@@ -142,15 +142,6 @@ static bool seq_values(struct atp_ethread *th, const struct chunk *c, uint32_t s
 	if (vb)
 		atp_values_put(vb, q, ATP_VALUES);
 	return false;
-}
-
-uint32_t atp_random_u32(void)
-{
-	uint32_t v = 0;
-
-	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
-		v = (uint32_t)(host_now_ns() ^ (uint64_t)getpid() << 20);
-	return v ? v : 1;
 }
 
 static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool resend)
@@ -668,7 +659,7 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 	e->cfg = *cfg;
 	pthread_mutex_init(&e->jlock, NULL);
 	/* This process's nonce: JOINs and ANNOUNCEs name the worker by it. */
-	e->mem.nonce = atp_random_u32();
+	e->mem.nonce = host_random_nz32();
 	e->mem.id = cfg->id;
 	e->mem.workers = cfg->cli.workers;
 	e->verify = 1;

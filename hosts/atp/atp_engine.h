@@ -83,8 +83,6 @@ int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *m
 /* The job the worker runs (0 before its first call); JOINs it sent, jobs it took. */
 uint32_t atp_engine_job(const struct atp_engine *e);
 void atp_engine_job_stats(const struct atp_engine *e, uint64_t *joins, uint64_t *jobs);
-/* A random non-zero 32-bit number (getrandom(), else the clock and pid). */
-uint32_t atp_random_u32(void);
 const char *atp_engine_error(const struct atp_engine *e);
 /* "xdp" or "socket": the transport its sockets use. */
 const char *atp_engine_transport(const struct atp_engine *e);

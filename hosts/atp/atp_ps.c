@@ -25,6 +25,7 @@
 #include "atp_session.h"
 #include "host_args.h"
 #include "host_clock.h"
+#include "host_rand.h"
 #include "atp_sock.h"
 
 struct opts {
@@ -140,7 +141,7 @@ static void on_join(struct ps_thread *th, const struct atp_pkt *h, const uint8_t
 	th->st.joins++;
 	if (ps->former.workers == 0)
 		atp_former_init(&ps->former, o->cli.workers ? o->cli.workers : j.workers,
-		                (uint64_t)atp_random_u32() << 32 | atp_random_u32());
+		                host_random_u64());
 	r = atp_former_join(&ps->former, &j, host_now_ns() / 1000000u);
 	if (r == ATP_FORM_BAD || r == ATP_FORM_NONE) {
 		th->st.bad += r == ATP_FORM_BAD;

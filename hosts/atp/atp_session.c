@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "host_rand.h"
 #include "atp_session.h"
 
 void atp_join_build(uint8_t *f, const struct atp_join *j)
@@ -100,11 +101,8 @@ static uint32_t next_job(struct atp_former *f)
 	uint32_t j;
 
 	do {
-		uint64_t z = (f->rng += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		j = (uint32_t)(z ^ (z >> 31));
+		j = (uint32_t)host_mix64(f->rng);
+		f->rng += 0x9e3779b97f4a7c15ull;
 	} while (j == 0 || j == f->job);
 	return j;
 }

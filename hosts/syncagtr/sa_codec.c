@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host_rand.h"
 #include "hx.h"
 #include "sa_worker.h"
 
@@ -247,17 +248,9 @@ double sa_f32_bound(double exact, double scale, unsigned workers)
 	return (double)workers * 1.001 / scale + fabs(exact) * 0x1p-23;
 }
 
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t gen_bits(uint64_t seed, unsigned rank, uint64_t idx)
 {
-	return mix64(mix64(seed ^ mix64(rank + 1ull)) ^ idx);
+	return host_mix64(host_mix64(seed ^ host_mix64(rank + 1ull)) ^ idx);
 }
 
 int32_t sa_gen_i32(uint64_t seed, unsigned rank, uint64_t idx)
@@ -284,7 +277,7 @@ float sa_gen_f32(uint64_t seed, unsigned rank, uint64_t idx)
 /* Word j of the barrier pattern, the same on every worker. */
 static uint32_t barrier_word(unsigned j)
 {
-	return (uint32_t)mix64(0x5341424152524945ull ^ j); /* "SABARRIE" */
+	return (uint32_t)host_mix64(0x5341424152524945ull ^ j); /* "SABARRIE" */
 }
 
 void sa_barrier_values(int32_t *v, unsigned elems, unsigned rank)
