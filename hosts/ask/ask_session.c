@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ASK jobs (ask_host.h; docs/ask.md, Job lifetime): what makes every job of a task its own and
- * checks its result end to end.
+ * ASK sessions, the switch side of a job (ask_host.h; docs/ask.md, Job lifetime): what makes
+ * every job of a task its own and checks its result end to end.
  *
  *  - The receiver BEGINs a new incarnation of the task on the switch (which resets the task's
  *    state) and probes it while the job runs; senders learn the incarnation with HELLO, so no
