@@ -2,7 +2,9 @@
 /*
  * A small JSON writer for one-line replies. Keys are written as given (callers use plain ASCII
  * identifiers); string values are escaped. The buffer grows as needed; on allocation failure the
- * writer stops writing and isw_json_failed() reports it. Control thread only.
+ * writer stops writing and isw_json_failed() reports it. It allocates, so it belongs on control
+ * paths (the switch's control thread, the host tools), never a fast path. No DPDK; no global
+ * state (one writer is used by one thread at a time).
  */
 #ifndef ISW_JSON_H
 #define ISW_JSON_H

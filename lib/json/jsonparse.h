@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A small, strict JSON parser (RFC 8259) for the control client: it turns one reply line into a
- * tree of values that the caller walks and then frees with one call. Numbers are kept as the text
- * that was received, so a 64-bit counter is never rounded through a double.
+ * A small, strict JSON parser (RFC 8259) for the control clients (inswitch-ctl and the host
+ * tools, through ctl_reply.h): it turns one reply line into a tree of values that the caller
+ * walks and then frees with one call. Numbers are kept as the text that was received, so a
+ * 64-bit counter is never rounded through a double.
  *
  * It must never read outside the given input (which need not be NUL-terminated), never recurse
  * deeper than ISW_JV_DEPTH_MAX containers, and never accept what RFC 8259 refuses: no trailing

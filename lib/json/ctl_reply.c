@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The control reply's shape: see ctl_reply.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_reply.h"
+
+/*
+ * The errno names a reply may carry. Those the switch's commands give are documented in
+ * docs/ctl.md; the rest are here so that an errno passed through from a driver keeps its name.
+ * On Linux EOPNOTSUPP is ENOTSUP and EWOULDBLOCK is EAGAIN: one name each.
+ */
+#define ISW_ERRNO_NAMES(X)                                                                   \
+	X(EPERM) X(ENOENT) X(EINTR) X(EIO) X(ENXIO) X(E2BIG) X(EBADF) X(EAGAIN) X(ENOMEM)    \
+	X(EACCES) X(EFAULT) X(EBUSY) X(EEXIST) X(ENODEV) X(EINVAL) X(ENFILE) X(EMFILE)       \
+	X(ENOSPC) X(EPIPE) X(ERANGE) X(ENAMETOOLONG) X(ENOSYS) X(ENOTSUP) X(EPROTO)          \
+	X(EBADMSG) X(EOVERFLOW) X(EADDRINUSE) X(EADDRNOTAVAIL) X(ENETDOWN) X(ENETUNREACH)    \
+	X(ECONNREFUSED) X(ECONNRESET) X(ETIMEDOUT) X(EHOSTUNREACH) X(EALREADY) X(ECANCELED) \
+	X(ENOTCONN)
+
+#define ISW_ERRNO_ENTRY(e) {e, #e},
+
+static const struct {
+	int e;
+	const char *name;
+} names[] = {ISW_ERRNO_NAMES(ISW_ERRNO_ENTRY)};
+
+const char *isw_errno_name(int e)
+{
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return NULL;
+}
+
+int isw_errno_from_name(const char *name)
+{
+	for (size_t i = 0; name != NULL && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(names[i].name, name) == 0)
+			return names[i].e;
+	return 0;
+}
+
+void isw_ctl_reply_error(struct isw_json *out, int e, const char *msg)
+{
+	const char *name = isw_errno_name(e);
+
+	isw_json_reset(out);
+	isw_json_obj_open(out, NULL);
+	isw_json_bool(out, "ok", false);
+	isw_json_str_kv(out, "error", msg);
+	isw_json_str_kv(out, "code", name != NULL ? name : "EIO");
+	isw_json_obj_close(out);
+}
+
+void isw_ctl_reply_free(struct isw_ctl_reply *r)
+{
+	isw_jv_free(r->root);
+	memset(r, 0, sizeof(*r));
+}
+
+int isw_ctl_reply_parse(const char *line, size_t len, struct isw_ctl_reply *r,
+                        struct isw_jv_error *perr)
+{
+	const struct isw_jv *ok, *msg, *code;
+
+	memset(r, 0, sizeof(*r));
+	r->msg = "";
+	r->root = isw_jv_parse(line, len, perr);
+	if (r->root == NULL)
+		return errno == ENOMEM ? -ENOMEM : -EPROTO;
+	ok = isw_jv_get(r->root, "ok");
+	if (ok == NULL || ok->type != ISW_JV_BOOL)
+		return -EPROTO;
+	r->ok = ok->boolean;
+	if (r->ok)
+		return 0;
+	msg = isw_jv_get(r->root, "error");
+	if (msg != NULL && msg->type == ISW_JV_STRING)
+		r->msg = msg->str;
+	code = isw_jv_get(r->root, "code");
+	if (code != NULL && code->type == ISW_JV_STRING)
+		r->code = code->str;
+	r->err = isw_errno_from_name(r->code);
+	if (r->err == 0)
+		r->err = EIO;
+	return 0;
+}
