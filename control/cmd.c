@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ctl_reply.h"
 
 static STAILQ_HEAD(, isw_cmd) cmds = STAILQ_HEAD_INITIALIZER(cmds);
 
@@ -38,6 +39,7 @@ int isw_cmd_err(struct isw_cmd_ctx *c, int e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->err, sizeof(c->err), fmt, ap);
 	va_end(ap);
+	c->code = e;
 	return -e;
 }
 
@@ -241,14 +243,17 @@ static int exec_ctx(const char *line, size_t len, struct isw_json *out, struct i
 
 reply:
 	if (rc < 0) {
+		/* The code of the message: a handler may return another errno than the helper that
+		 * refused its argument did ("no session 3" is ENOENT however the caller returns).
+		 */
+		int e = c.code != 0 ? c.code : -rc;
 		if (c.err[0] == '\0')
-			snprintf(c.err, sizeof(c.err), "%s", strerror(-rc));
-		isw_json_reset(out);
-		isw_json_obj_open(out, NULL);
-		isw_json_bool(out, "ok", false);
-		isw_json_str_kv(out, "error", c.err);
+			snprintf(c.err, sizeof(c.err), "%s", strerror(e));
+		isw_ctl_reply_error(out, e, c.err);
+		rc = -e;
+	} else {
+		isw_json_obj_close(out);
 	}
-	isw_json_obj_close(out);
 	if (cp != NULL)
 		*cp = c;
 	return rc;

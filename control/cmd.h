@@ -4,7 +4,8 @@
  * (ISW_CMD_REGISTER); nothing central lists them. A command line is split into words, the
  * longest registered path that prefixes it is chosen, and its handler gets the remaining words.
  * The reply is one JSON object: {"ok":true,...} with the handler's members, or
- * {"ok":false,"error":"..."}.
+ * {"ok":false,"error":"...","code":"ENOENT"} (ctl_reply.h; the codes and what each means are in
+ * docs/ctl.md, Error codes).
  *
  * A handler checks all its arguments before it changes anything, so a refused command has no
  * effect. Commands run on the control thread, one at a time.
@@ -30,6 +31,7 @@ struct isw_cmd_ctx {
 	struct isw_json *out;      /* the handler adds members to the open reply object */
 	const struct isw_cmd *cmd; /* the command being run */
 	char err[ISW_CMD_ERR_MAX];
+	int code; /* the errno of err when isw_cmd_err() set it, else 0 */
 };
 
 typedef int (*isw_cmd_fn)(struct isw_cmd_ctx *c, int argc, char **argv);
@@ -55,7 +57,7 @@ void isw_cmd_register(struct isw_cmd *cmd);
 /*
  * Runs one command line and writes the whole reply object into out (reset first). Blank lines
  * and lines starting with '#' give {"ok":true}. Returns 0 if the command succeeded, else
- * -errno (the reply carries the message).
+ * -errno, the errno the reply's "code" names (the reply carries the message).
  */
 int isw_cmd_exec(const char *line, struct isw_json *out);
 
@@ -86,7 +88,11 @@ int isw_cmd_on_success(void (*fn)(void));
 /* Iteration over registered commands in path order, for help; NULL starts. */
 const struct isw_cmd *isw_cmd_next(const struct isw_cmd *cmd);
 
-/* Sets c->err and returns -e; for handlers. */
+/*
+ * Sets c->err and the reply's code e (a positive errno value; docs/ctl.md, Error codes, says
+ * which fits which case) and returns -e; for handlers. The code goes with the message: a handler
+ * that returns another -errno after this still replies with e.
+ */
 int isw_cmd_err(struct isw_cmd_ctx *c, int e, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 

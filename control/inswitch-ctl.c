@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctl_reply.h"
 #include "jsonparse.h"
 
 #define CTL_SOCKET_DEFAULT "/run/inswitch.sock"
@@ -615,37 +616,33 @@ static void malformed(struct ctl *ctl, const char *line, size_t len, const char 
 static enum ctl_status handle_reply(struct ctl *ctl, const char *line, size_t len)
 {
 	struct isw_jv_error err;
-	struct isw_jv *root = isw_jv_parse(line, len, &err);
-	const struct isw_jv *ok, *msg;
-	enum ctl_status st;
+	struct isw_ctl_reply r;
+	enum ctl_status st = CTL_ERROR;
 
-	if (root == NULL) {
+	if (isw_ctl_reply_parse(line, len, &r, &err) < 0) {
 		malformed(ctl, line, len, err.reason, err.offset);
-		return CTL_ERROR;
+		goto out;
 	}
-	ok = isw_jv_get(root, "ok");
-	if (root->type != ISW_JV_OBJECT || ok == NULL || ok->type != ISW_JV_BOOL) {
-		malformed(ctl, line, len, "not an object with a boolean \"ok\"", 0);
-		isw_jv_free(root);
-		return CTL_ERROR;
-	}
-	st = ok->boolean ? CTL_OK : CTL_FAILED;
+	st = r.ok ? CTL_OK : CTL_FAILED;
 	if (ctl->json) {
 		fwrite(line, 1, len, stdout);
 		putchar('\n');
-	} else if (ok->boolean) {
-		render_members(&ctl->render, root, 0, true);
+	} else if (r.ok) {
+		render_members(&ctl->render, r.root, 0, true);
 	} else {
-		msg = isw_jv_get(root, "error");
 		sb_clear(&ctl->err);
-		if (msg != NULL && msg->type == ISW_JV_STRING)
-			sb_add_text(&ctl->err, msg->str, msg->len);
+		if (r.msg[0] != '\0')
+			sb_add_text(&ctl->err, r.msg, strlen(r.msg));
 		else
 			sb_adds(&ctl->err, "(the daemon gave no message)");
 		fflush(stdout); /* keep stdout and stderr in order when they share a file */
-		fprintf(stderr, "error: %s\n", ctl->err.s);
+		/* The code, for a person to look up in docs/ctl.md (a program reads it with
+		 * --json). */
+		fprintf(stderr, "error: %s (%s)\n", ctl->err.s,
+		        r.code != NULL ? r.code : "no code");
 	}
-	isw_jv_free(root);
+out:
+	isw_ctl_reply_free(&r);
 	return st;
 }
 

@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 
 #include "cmd.h"
+#include "ctl_reply.h"
 #include "server.h"
 
 #define MAX_CLIENTS 64
@@ -67,11 +68,9 @@ static int reply(int fd, struct isw_json *out)
 /* The answer to a line longer than the buffer, which was dropped as it came. */
 static void reply_too_long(struct isw_json *out)
 {
-	isw_json_reset(out);
-	isw_json_obj_open(out, NULL);
-	isw_json_bool(out, "ok", false);
-	isw_json_strf(out, "error", "line too long (at most %d bytes)", ISW_CMD_LINE_MAX - 1);
-	isw_json_obj_close(out);
+	char msg[64];
+	snprintf(msg, sizeof(msg), "line too long (at most %d bytes)", ISW_CMD_LINE_MAX - 1);
+	isw_ctl_reply_error(out, E2BIG, msg);
 }
 
 /* Runs the complete lines in a client's buffer; returns -1 if the client must go. */
@@ -125,7 +124,7 @@ static void client_read(unsigned i, struct isw_json *out)
 		client_close(i);
 }
 
-static void accept_client(void)
+static void accept_client(struct isw_json *out)
 {
 	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
@@ -142,8 +141,8 @@ static void accept_client(void)
 			return;
 		}
 	}
-	static const char busy[] = "{\"ok\":false,\"error\":\"too many control clients\"}\n";
-	send_all(fd, busy, sizeof(busy) - 1);
+	isw_ctl_reply_error(out, EBUSY, "too many control clients");
+	reply(fd, out);
 	close(fd);
 }
 
@@ -182,7 +181,7 @@ static void *server_main(void *arg)
 			if (pfd[k].revents)
 				client_read(idx[k - 2], &out);
 		if (pfd[1].revents & POLLIN)
-			accept_client();
+			accept_client(&out);
 	}
 	isw_json_free(&out);
 	return NULL;

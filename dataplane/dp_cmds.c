@@ -638,7 +638,7 @@ static int cmd_reg_read(struct isw_cmd_ctx *c, int argc, char **argv)
 		                   r->name, r->lanes, 2u * REG_READ_MAX / r->lanes);
 	/* Parking the workers makes a range read one consistent snapshot. */
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; try again");
 	isw_json_str_kv(c->out, "name", r->name);
 	isw_json_u64(c->out, "index", idx);
 	isw_json_arr_open(c->out, "values");
@@ -689,7 +689,7 @@ static int cmd_reg_write(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (argc == 4 && isw_arg_u32(c, argv[3], "value", 0, UINT32_MAX, &hi) < 0)
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing written");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; nothing written");
 	if (r->kind == ISW_REG_VEC) {
 		isw_reg_set(r, idx, lo, hi);
 	} else {
@@ -710,7 +710,7 @@ static int cmd_reg_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_reg(c, argv[0], &r) < 0)
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing reset");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; nothing reset");
 	isw_reg_clear(r);
 	isw_dp_resume();
 	return 0;
@@ -874,7 +874,7 @@ static int cmd_pipeline_strict(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (argc == 3 && isw_arg_u32(c, argv[2], "recirc-limit", 0, 255, &limit) < 0)
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; nothing changed");
 	for (unsigned i = 0; i < isw_dp.nb_workers; i++)
 		isw_dp.workers[i]->pass.recirc_limit = limit;
 	isw_dp_resume();

@@ -11,20 +11,28 @@
  * docs/ctl.md; the rest are here so that an errno passed through from a driver keeps its name.
  * On Linux EOPNOTSUPP is ENOTSUP and EWOULDBLOCK is EAGAIN: one name each.
  */
-#define ISW_ERRNO_NAMES(X)                                                                   \
-	X(EPERM) X(ENOENT) X(EINTR) X(EIO) X(ENXIO) X(E2BIG) X(EBADF) X(EAGAIN) X(ENOMEM)    \
-	X(EACCES) X(EFAULT) X(EBUSY) X(EEXIST) X(ENODEV) X(EINVAL) X(ENFILE) X(EMFILE)       \
-	X(ENOSPC) X(EPIPE) X(ERANGE) X(ENAMETOOLONG) X(ENOSYS) X(ENOTSUP) X(EPROTO)          \
-	X(EBADMSG) X(EOVERFLOW) X(EADDRINUSE) X(EADDRNOTAVAIL) X(ENETDOWN) X(ENETUNREACH)    \
-	X(ECONNREFUSED) X(ECONNRESET) X(ETIMEDOUT) X(EHOSTUNREACH) X(EALREADY) X(ECANCELED) \
-	X(ENOTCONN)
-
-#define ISW_ERRNO_ENTRY(e) {e, #e},
+#define NAME(e)       \
+	{             \
+		e, #e \
+	}
 
 static const struct {
 	int e;
 	const char *name;
-} names[] = {ISW_ERRNO_NAMES(ISW_ERRNO_ENTRY)};
+} names[] = {
+        NAME(EPERM),        NAME(ENOENT),       NAME(EINTR),        NAME(EIO),
+        NAME(ENXIO),        NAME(E2BIG),        NAME(EBADF),        NAME(EAGAIN),
+        NAME(ENOMEM),       NAME(EACCES),       NAME(EFAULT),       NAME(EBUSY),
+        NAME(EEXIST),       NAME(ENODEV),       NAME(EINVAL),       NAME(ENFILE),
+        NAME(EMFILE),       NAME(ENOSPC),       NAME(EPIPE),        NAME(ERANGE),
+        NAME(ENAMETOOLONG), NAME(ENOSYS),       NAME(ENOTSUP),      NAME(EPROTO),
+        NAME(EBADMSG),      NAME(EOVERFLOW),    NAME(EADDRINUSE),   NAME(EADDRNOTAVAIL),
+        NAME(ENETDOWN),     NAME(ENETUNREACH),  NAME(ECONNREFUSED), NAME(ECONNRESET),
+        NAME(ETIMEDOUT),    NAME(EHOSTUNREACH), NAME(EALREADY),     NAME(ECANCELED),
+        NAME(ENOTCONN),
+};
+
+#undef NAME
 
 const char *isw_errno_name(int e)
 {
@@ -71,8 +79,11 @@ int isw_ctl_reply_parse(const char *line, size_t len, struct isw_ctl_reply *r,
 	if (r->root == NULL)
 		return errno == ENOMEM ? -ENOMEM : -EPROTO;
 	ok = isw_jv_get(r->root, "ok");
-	if (ok == NULL || ok->type != ISW_JV_BOOL)
+	if (ok == NULL || ok->type != ISW_JV_BOOL) {
+		if (perr != NULL)
+			*perr = (struct isw_jv_error){0, "not an object with a boolean \"ok\""};
 		return -EPROTO;
+	}
 	r->ok = ok->boolean;
 	if (r->ok)
 		return 0;

@@ -49,9 +49,8 @@ struct isw_ctl_reply {
 
 /*
  * Parses one reply line of len bytes (without its newline) into r. 0, or -EPROTO when it is not
- * JSON or not an object with a boolean "ok" (with the parser's reason in perr when that is not
- * NULL and the text was not JSON), or -ENOMEM. r is to be freed with isw_ctl_reply_free()
- * whatever the result.
+ * JSON or not an object with a boolean "ok" (the offset and reason in perr, when not NULL), or
+ * -ENOMEM. r is to be freed with isw_ctl_reply_free() whatever the result.
  */
 int isw_ctl_reply_parse(const char *line, size_t len, struct isw_ctl_reply *r,
                         struct isw_jv_error *perr);

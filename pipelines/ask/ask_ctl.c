@@ -206,7 +206,7 @@ static int need_enabled(struct isw_cmd_ctx *c)
 {
 	if (master != NULL)
 		return 0;
-	return isw_cmd_err(c, ENOENT, "ask is not enabled (pipeline enable ask)");
+	return isw_cmd_err(c, ENOTSUP, "ask is not enabled (pipeline enable ask)");
 }
 
 static int arg_task(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
@@ -337,7 +337,7 @@ static int task_install(struct isw_cmd_ctx *c, struct ask_task *t, unsigned ti)
 	if (rc < 0)
 		goto give_rows;
 	if (isw_dp_pause() < 0) {
-		rc = isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		rc = isw_cmd_err(c, EAGAIN, "workers did not pause; nothing changed");
 		goto give_ring;
 	}
 	task_state_reset(t, ti);
@@ -539,7 +539,7 @@ static int cmd_aa_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		return -EINVAL;
 	uint32_t used[ASK_SLOTS_MAX][2] = {{0}};
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; try again");
 	uint32_t active = (uint32_t)isw_reg_get(ask_regs[ASK_REG_ACTIVE], ti, 0);
 	for (unsigned j = 0; j < t->nslots; j++) {
 		if (only != UINT32_MAX && j != only)
@@ -584,7 +584,7 @@ static int cmd_swap(struct isw_cmd_ctx *c, int argc, char **argv)
 	    (argc == 3 && isw_arg_u32(c, argv[2], "copy", 0, 1, &copy) < 0))
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; nothing changed");
 	uint32_t active = (uint32_t)isw_reg_get(ask_regs[ASK_REG_ACTIVE], ti, 0);
 	if (copy == UINT32_MAX)
 		copy = ((active >> slot) & 1u) ^ 1u;

@@ -169,7 +169,7 @@ static int need_enabled(struct isw_cmd_ctx *c)
 {
 	if (master != NULL)
 		return 0;
-	return isw_cmd_err(c, ENOENT, "atp is not enabled (pipeline enable atp)");
+	return isw_cmd_err(c, ENOTSUP, "atp is not enabled (pipeline enable atp)");
 }
 
 /* Per app slot, control plane only: the jobs 'atp app reset ... job J' named (the data path
@@ -239,7 +239,7 @@ static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, ENOSPC, "%d apps are registered already", ATP_APPS_MAX);
 	a.group = (uint16_t)(ATP_MC_BASE + slot);
 	if (isw_mc_get(a.group) != NULL)
-		return isw_cmd_err(c, EEXIST, "multicast group %u is in use", a.group);
+		return isw_cmd_err(c, EBUSY, "multicast group %u is in use", a.group);
 	int rc = group_update(&a);
 	if (rc < 0)
 		return isw_cmd_err(c, -rc, "could not create multicast group %u", a.group);
@@ -302,7 +302,7 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 		goto restore;
 	}
 	if (isw_dp_pause() < 0) {
-		rc = isw_cmd_err(c, ETIMEDOUT, "workers did not pause; app %u kept", id);
+		rc = isw_cmd_err(c, EAGAIN, "workers did not pause; app %u kept", id);
 		goto restore;
 	}
 	uint32_t freed = app_release(id);
@@ -315,13 +315,13 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 restore:
 	master->apps[slot] = old;
 	master->index[id] = (uint8_t)slot;
-	if (rc != -ETIMEDOUT || publish() == 0)
+	if (rc != -EAGAIN || publish() == 0)
 		return rc; /* the workers see the app as before */
 	/* No memory to register it again: it stays deleted, as the workers see it. */
 	memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
 	master->index[id] = 0;
 	isw_mc_destroy(old.group);
-	return isw_cmd_err(c, ETIMEDOUT,
+	return isw_cmd_err(c, ENOMEM,
 	                   "workers did not pause and no memory to register app %u again: it is "
 	                   "deleted, its aggregators still held (atp pool resize frees them)",
 	                   id);
@@ -345,7 +345,7 @@ static int cmd_app_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 	    (kv[0].val && isw_arg_u32(c, kv[0].val, "job", 0, UINT32_MAX, &job) < 0))
 		return -EINVAL;
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; nothing changed");
 	uint32_t freed = app_release(id);
 	if (kv[0].val && job_name(master->index[id], job, false))
 		ctl_jobs[master->index[id]]++;
@@ -462,7 +462,7 @@ static int cmd_pool_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		return -EINVAL;
 	uint32_t held = 0, lapsed = 0, oldest = 0;
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; try again");
 	uint32_t now = isw_clock_ms();
 	for (uint32_t i = 0; i < master->pool; i++) {
 		if (isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) == 0)
@@ -524,7 +524,7 @@ static int cmd_pool_resize(struct isw_cmd_ctx *c, int argc, char **argv)
 	}
 	if (isw_dp_pause() < 0) {
 		pool_take(old, c->err, sizeof(c->err));
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; nothing changed");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; nothing changed");
 	}
 	pool_clear();
 	isw_dp_resume();
@@ -549,7 +549,7 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		return -EINVAL;
 	int32_t vals[ATP_VALUES];
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; try again");
 	uint32_t owner = (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0);
 	int32_t sage =
 	        (int32_t)(isw_clock_ms() - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1));

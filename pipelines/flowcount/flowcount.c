@@ -108,14 +108,14 @@ static int cmd_fc_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	    (argc == 1 && isw_arg_u32(c, argv[0], "top", 1, FC_BUCKETS, &top) < 0))
 		return -EINVAL;
 	if (flows == NULL)
-		return isw_cmd_err(c, ENOENT,
+		return isw_cmd_err(c, ENOTSUP,
 		                   "flowcount is not enabled (pipeline enable flowcount)");
 	struct fc_row *rows = malloc(FC_BUCKETS * sizeof(*rows));
 	if (rows == NULL)
 		return isw_cmd_err(c, ENOMEM, "no memory");
 	if (isw_dp_pause() < 0) {
 		free(rows);
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; try again");
 	}
 	uint32_t n = 0;
 	uint64_t pkts = 0;

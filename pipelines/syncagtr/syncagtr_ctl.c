@@ -252,7 +252,7 @@ static int need_enabled(struct isw_cmd_ctx *c)
 {
 	if (enabled)
 		return 0;
-	return isw_cmd_err(c, ENOENT, "syncagtr is not enabled (pipeline enable syncagtr)");
+	return isw_cmd_err(c, ENOTSUP, "syncagtr is not enabled (pipeline enable syncagtr)");
 }
 
 static int arg_session(struct isw_cmd_ctx *c, const char *s, bool must_exist, uint32_t *id)
@@ -350,11 +350,11 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	char buf[INET_ADDRSTRLEN];
 	for (unsigned o = 1; o <= SA_SESSIONS_MAX; o++)
 		if (master.sess[o].valid && master.sess[o].ip == ip)
-			return isw_cmd_err(c, EEXIST, "session %u already uses switch IP %s", o,
+			return isw_cmd_err(c, EADDRINUSE, "session %u already uses switch IP %s", o,
 			                   ip_str(ip, buf));
 	uint16_t group = (uint16_t)(SA_MC_BASE + id);
 	if (isw_mc_get(group) != NULL)
-		return isw_cmd_err(c, EEXIST, "multicast group %u (session %u's) is in use", group,
+		return isw_cmd_err(c, EBUSY, "multicast group %u (session %u's) is in use", group,
 		                   id);
 	char holder[ISW_BUDGET_NAME_MAX];
 	snprintf(holder, sizeof(holder), "syncagtr session %u", id);
@@ -376,7 +376,7 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	if ((rc = group_update(&ns)) < 0 || isw_dp_pause() < 0) {
 		isw_mc_destroy(group);
 		isw_budget_give(SA_POOL, holder);
-		return isw_cmd_err(c, rc < 0 ? -rc : ETIMEDOUT, "could not set up session %u", id);
+		return isw_cmd_err(c, rc < 0 ? -rc : EAGAIN, "could not set up session %u", id);
 	}
 	region_clear(&ns);
 	for (unsigned w = 0; w < ISW_MAX_WORKERS; w++)
@@ -465,7 +465,7 @@ static int cmd_session_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, ENOMEM, "no memory; nothing reset");
 	}
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT,
+		return isw_cmd_err(c, EAGAIN,
 		                   "workers did not pause: epoch %u started, but the slots are not "
 		                   "cleared; reset again",
 		                   s->epoch);
@@ -652,7 +652,7 @@ static int arg_worker_port(struct isw_cmd_ctx *c, const char *s, const uint8_t m
 		int p = isw_l2_port_of(mac);
 		if (p < 0)
 			return isw_cmd_err(
-			        c, ENOENT,
+			        c, EHOSTUNREACH,
 			        "port l2: %s has no l2 entry ('l2 add %s PORT' first, or "
 			        "give the port)",
 			        isw_fmt_mac(mac, buf), buf);
@@ -688,8 +688,8 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		const struct sa_member *m = &s->w[r];
 		if (!m->valid || r == rank || memcmp(m->mac, mac, 6) != 0 || m->ip != ip)
 			continue;
-		return isw_cmd_err(c, EEXIST, "%s %s is already rank %u of session %u", kv[0].val,
-		                   kv[1].val, r, id);
+		return isw_cmd_err(c, EADDRINUSE, "%s %s is already rank %u of session %u",
+		                   kv[0].val, kv[1].val, r, id);
 	}
 	struct sa_member *m = &s->w[rank];
 	if (m->valid) {
@@ -778,7 +778,7 @@ static int cmd_slot_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	uint32_t g = s->base + slot, cidx = sa_cidx(g, set);
 	int32_t vals[SA_ELEMS_MAX];
 	if (isw_dp_pause() < 0)
-		return isw_cmd_err(c, ETIMEDOUT, "workers did not pause; try again");
+		return isw_cmd_err(c, EAGAIN, "workers did not pause; try again");
 	uint32_t bitmap = (uint32_t)isw_reg_get(sa_regs[SA_REG_BITMAP], g, set);
 	uint32_t other = (uint32_t)isw_reg_get(sa_regs[SA_REG_BITMAP], g, !set);
 	uint32_t count = (uint32_t)isw_reg_get(sa_regs[SA_REG_COUNT], cidx, 0);

@@ -1029,20 +1029,22 @@ static void test_commands_refuse_cleanly(void **state)
 	run("ask task add 5 receiver 02:00:00:00:00:09,10.0.0.9,42405,9 channels 1 window 4 "
 	    "slots 4 key-bytes 8 op add aa-size 16",
 	    0);
-	run("ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 window 4 "
-	    "slots 4 key-bytes 8 op add aa-size 16",
-	    0); /* exists */
+	isw_unit_refused(&out,
+	                 "ask task add 1 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 "
+	                 "window 4 slots 4 key-bytes 8 op add aa-size 16",
+	                 "EEXIST");
 	/* Over budget: what is left of the rows cannot hold this, and the refusal says so. */
-	run("ask task add 6 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 window 4 "
-	    "slots 8 key-bytes 8 op add aa-size 32768",
-	    0);
+	isw_unit_refused(&out,
+	                 "ask task add 6 receiver 02:00:00:00:00:09,10.0.0.9,42405,3 channels 1 "
+	                 "window 4 slots 8 key-bytes 8 op add aa-size 32768",
+	                 "ENOSPC");
 	assert_non_null(strstr(isw_json_str(&out), "free"));
 	run("ask task show", 1);
 	assert_null(strstr(isw_json_str(&out), "\"task\":5"));
 	assert_null(strstr(isw_json_str(&out), "\"task\":6"));
 	run("ask config set udp-port 0", 0);
 	run("ask config set mac 01:00:00:00:00:01", 0);
-	run("ask config set data-path fast", 0);
+	isw_unit_refused(&out, "ask config set data-path fast", "EINVAL");
 	run("ask config set data-path scalar", 1);
 	assert_false(ask_conf_cur->simd);
 	run("ask config show", 1);

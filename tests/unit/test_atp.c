@@ -729,11 +729,11 @@ static void test_job_lapses_old_claims(void **state)
 static void test_commands_refuse_cleanly(void **state)
 {
 	(void)state;
-	run("atp app add 1 workers 2 ports 0 ps 3", 0); /* exists */
-	run("atp app add 4 workers 2 ports 9 ps 3", 0); /* no port 9 */
+	isw_unit_refused(&out, "atp app add 1 workers 2 ports 0 ps 3", "EEXIST");
+	isw_unit_refused(&out, "atp app add 4 workers 2 ports 9 ps 3", "ERANGE"); /* no port 9 */
 	run("atp app add 4 workers 2 ports 0 ps 7", 0);
-	run("atp app add 4 workers 33 ports 0 ps 3", 0);
-	run("atp app add 4 workers 2 ps 3", 0);
+	isw_unit_refused(&out, "atp app add 4 workers 33 ports 0 ps 3", "ERANGE");
+	isw_unit_refused(&out, "atp app add 4 workers 2 ps 3", "EINVAL");
 	run("atp app add 0 workers 2 ports 0 ps 3", 0);
 	run("atp pool resize 40000", 0);
 	run("atp agtr show 64", 0);

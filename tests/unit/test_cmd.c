@@ -18,10 +18,12 @@
 #include <cmocka.h>
 
 #include "cmd.h"
+#include "ctl_reply.h"
 #include "dp.h"
 #include "fault.h"
 #include "pipeline.h"
 #include "pre.h"
+#include "unit_switch.h"
 
 static struct isw_json out;
 
@@ -319,6 +321,57 @@ static void test_register_and_pipeline_commands(void **state)
 	run("pipeline profile tofino2", 0);
 }
 
+/*
+ * Every refusal carries an errno-style code beside its message, the one that fits the case
+ * (docs/ctl.md, Error codes); replies that succeed carry none.
+ */
+static void test_error_codes(void **state)
+{
+	(void)state;
+	assert_null(strstr(run("l2 show", 0), "\"code\""));
+	isw_unit_refused(&out, "frobnicate", "EINVAL");
+	isw_unit_refused(&out, "mc group", "EINVAL");
+	isw_unit_refused(&out, "\"open", "EINVAL");
+	isw_unit_refused(&out, "l2 add \x01", "EINVAL");
+	isw_unit_refused(&out, "l2 add 02:00:00:00:00:01", "EINVAL");
+	isw_unit_refused(&out, "l2 add nomac 1", "EINVAL");
+	isw_unit_refused(&out, "l2 add 02:00:00:00:00:01 9", "ERANGE");
+	isw_unit_refused(&out, "l2 del 02:00:00:00:00:09", "ENOENT");
+	isw_unit_refused(&out, "help nosuch", "ENOENT");
+	isw_unit_refused(&out,
+	                 "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 "
+	                 "26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 "
+	                 "48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65",
+	                 "E2BIG");
+	char *big = malloc(ISW_CMD_LINE_MAX + 1);
+	memset(big, 'a', ISW_CMD_LINE_MAX);
+	big[ISW_CMD_LINE_MAX] = '\0';
+	isw_unit_refused(&out, big, "E2BIG");
+	free(big);
+
+	run("mc group create 5", 0);
+	isw_unit_refused(&out, "mc group create 5", "EEXIST");
+	isw_unit_refused(&out, "mc group add 6 1", "ENOENT");
+	char line[64];
+	snprintf(line, sizeof(line), "mc group create %u", ISW_MC_RESERVED);
+	isw_unit_refused(&out, line, "EPERM");
+	run("mc group destroy 5", 0);
+
+	isw_unit_refused(&out, "register read nosuch 0", "ENOENT");
+	isw_unit_refused(&out, "pipeline enable nosuch", "ENOENT");
+	isw_unit_refused(&out, "pipeline enable l2", "EEXIST");
+	isw_unit_refused(&out, "pipeline disable l2", "EPERM");
+	/* The code goes with the message: these handlers return -EINVAL after the check that
+	 * found their pipeline off. */
+	isw_unit_refused(&out, "flowcount show", "ENOTSUP");
+	isw_unit_refused(&out, "syncagtr session show 1", "ENOTSUP");
+	isw_unit_refused(&out, "atp app show", "ENOTSUP");
+	isw_unit_refused(&out, "ask task show", "ENOTSUP");
+	run("pipeline enable syncagtr", 0);
+	isw_unit_refused(&out, "syncagtr session show 1", "ENOENT");
+	run("pipeline disable syncagtr", 0);
+}
+
 static void test_exec_file(void **state)
 {
 	(void)state;
@@ -425,6 +478,7 @@ int main(void)
 	        cmocka_unit_test(test_split),
 	        cmocka_unit_test_setup_teardown(test_dispatch_errors, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_error_codes, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_arg_parsers, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_l2_commands, setup, teardown),

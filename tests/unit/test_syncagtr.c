@@ -57,6 +57,12 @@ static void run(const char *line, int expect_ok)
 	isw_unit_run(&out, line, expect_ok);
 }
 
+/* Runs the line; it must be refused with the error code named code. */
+static void refused(const char *line, const char *code)
+{
+	isw_unit_refused(&out, line, code);
+}
+
 static void tx_clear(void)
 {
 	isw_test_tx_clear(w);
@@ -509,7 +515,7 @@ static void test_learned_port(void **state)
 	run("syncagtr worker add 3 1 mac 02:00:00:00:00:06 ip 10.0.0.6 port 0", 1);
 	/* Registering the same worker again is fine; other addresses for its rank are not. */
 	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port auto", 1);
-	run("syncagtr worker add 3 0 mac 02:00:00:00:00:07 ip 10.0.0.5 port auto", 0);
+	refused("syncagtr worker add 3 0 mac 02:00:00:00:00:07 ip 10.0.0.5 port auto", "EEXIST");
 	struct req r = {.sw = 252, .size = 1, .pool = 0, .host = 5, .base = 1};
 	feed(&r, 3);
 	r.host = 6;
@@ -547,7 +553,8 @@ static void test_port_from_l2(void **state)
 	(void)state;
 	run("syncagtr session add 3 ip 10.0.0.252 workers 2 slots 2", 1);
 	/* No entry: refused with the reason, nothing registered. */
-	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port l2", 0);
+	refused("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port l2",
+	        "EHOSTUNREACH");
 	assert_non_null(strstr(isw_json_str(&out), "02:00:00:00:00:05 has no l2 entry"));
 	run("syncagtr session show 3", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"registered\":0"));
@@ -558,7 +565,7 @@ static void test_port_from_l2(void **state)
 	/* Again, identical: accepted; the same worker with a port given instead: refused. */
 	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port l2", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"exists\":true"));
-	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port 3", 0);
+	refused("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port 3", "EEXIST");
 	run("syncagtr session show 3", 1);
 	assert_non_null(strstr(isw_json_str(&out), "\"ip\":\"10.0.0.5\",\"port\":3,\"auto\":false,"
 	                                           "\"port_from\":\"l2\""));
@@ -648,33 +655,40 @@ static void test_arp_and_icmp(void **state)
 static void test_commands_refuse_cleanly(void **state)
 {
 	(void)state;
-	run("syncagtr session add 4 ip 10.0.0.254 workers 2", 0); /* IP in use */
-	run("syncagtr session add 4 ip 10.0.0.9 workers 33", 0);  /* too many */
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 9000", 0);
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 8181", 0); /* over budget */
+	refused("syncagtr session add 4 ip 10.0.0.254 workers 2", "EADDRINUSE"); /* IP in use */
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 33", "ERANGE");      /* too many */
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 9000", "ERANGE");
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 8181",
+	        "ENOSPC"); /* over budget */
 	assert_non_null(strstr(isw_json_str(&out), "largest free range"));
-	run("syncagtr session add 4 ip 224.0.0.1 workers 2", 0);
-	run("syncagtr session add 65 ip 10.0.0.9 workers 2", 0);
-	run("syncagtr session add 4 ip 10.0.0.9", 0);
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 colour red", 0);
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 100 threads 3", 0); /* 100 % 3 */
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 threads 65", 0);
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 worker-port 4000", 0); /* no threads */
-	run("syncagtr session add 4 ip 10.0.0.9 workers 2 threads 4 worker-port 65533", 0);
+	refused("syncagtr session add 4 ip 224.0.0.1 workers 2", "EINVAL");
+	refused("syncagtr session add 65 ip 10.0.0.9 workers 2", "ERANGE");
+	refused("syncagtr session add 4 ip 10.0.0.9", "EINVAL");
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 colour red", "EINVAL");
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 slots 100 threads 3",
+	        "EINVAL"); /* 100 % 3 */
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 threads 65", "ERANGE");
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 worker-port 4000",
+	        "EINVAL"); /* no threads */
+	refused("syncagtr session add 4 ip 10.0.0.9 workers 2 threads 4 worker-port 65533",
+	        "ERANGE");
 	/* A session that exists is not re-created with other threads. */
-	run("syncagtr session add 1 ip 10.0.0.254 workers 3 slots 8 threads 2", 0);
-	run("syncagtr session show 4", 0);
-	run("syncagtr worker add 1 3 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* rank */
-	run("syncagtr worker add 1 0 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0", 0); /* taken */
-	run("syncagtr worker add 2 1 mac 02:00:00:00:00:03 ip 10.0.0.3 port 0", 0); /* dup */
-	run("syncagtr worker add 2 1 mac 02:00:00:00:00:09 ip 10.0.0.9 port 9", 0);
-	run("syncagtr worker add 2 1 mac 00:00:00:00:00:00 ip 10.0.0.9 port 0", 0);
+	refused("syncagtr session add 1 ip 10.0.0.254 workers 3 slots 8 threads 2", "EEXIST");
+	refused("syncagtr session show 4", "ENOENT");
+	refused("syncagtr worker add 1 3 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0",
+	        "ERANGE"); /* rank */
+	refused("syncagtr worker add 1 0 mac 02:00:00:00:00:09 ip 10.0.0.9 port 0",
+	        "EEXIST"); /* taken */
+	refused("syncagtr worker add 2 1 mac 02:00:00:00:00:03 ip 10.0.0.3 port 0",
+	        "EADDRINUSE"); /* dup */
+	refused("syncagtr worker add 2 1 mac 02:00:00:00:00:09 ip 10.0.0.9 port 9", "ERANGE");
+	refused("syncagtr worker add 2 1 mac 00:00:00:00:00:00 ip 10.0.0.9 port 0", "EINVAL");
 	assert_non_null(strstr(isw_json_str(&out), "unicast"));
-	run("syncagtr worker add 2 1 mac 01:00:5e:00:00:09 ip 10.0.0.9 port 0", 0);
+	refused("syncagtr worker add 2 1 mac 01:00:5e:00:00:09 ip 10.0.0.9 port 0", "EINVAL");
 	assert_non_null(strstr(isw_json_str(&out), "unicast"));
-	run("syncagtr slot show 1 8", 0);
-	run("mc group destroy 65281", 0);
-	run("syncagtr switch mac 01:00:00:00:00:01", 0);
+	refused("syncagtr slot show 1 8", "ERANGE");
+	refused("mc group destroy 65281", "EPERM");
+	refused("syncagtr switch mac 01:00:00:00:00:01", "EINVAL");
 	/* None of it changed anything. */
 	run("syncagtr session show", 1);
 	const char *s = isw_json_str(&out);

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -10,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "cmd.h"
+#include "ctl_reply.h"
 #include "isw_test.h"
 #include "json.h"
 #include "unit_switch.h"
@@ -37,6 +39,20 @@ void isw_unit_run(struct isw_json *out, const char *line, int expect_ok)
 	int rc = isw_cmd_exec(line, out);
 	if ((rc == 0) != expect_ok)
 		fail_msg("'%s' gave %d: %s", line, rc, isw_json_str(out));
+}
+
+const char *isw_unit_refused(struct isw_json *out, const char *line, const char *code)
+{
+	int rc = isw_cmd_exec(line, out);
+	const char *text = isw_json_str(out);
+	struct isw_ctl_reply r;
+
+	assert_int_equal(isw_ctl_reply_parse(text, strlen(text), &r, NULL), 0);
+	if (r.ok || r.code == NULL || strcmp(r.code, code) != 0 || r.msg[0] == '\0' ||
+	    rc != -isw_errno_from_name(code))
+		fail_msg("'%s' gave %d: %s, want code %s", line, rc, text, code);
+	isw_ctl_reply_free(&r);
+	return text;
 }
 
 uint64_t isw_unit_drops(const struct isw_worker *w, enum isw_drop d)

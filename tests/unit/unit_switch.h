@@ -26,6 +26,13 @@ void isw_unit_down(struct isw_worker *w, struct isw_json *out);
 /* Runs the command line into out; fails the test unless it succeeds (expect_ok) or fails. */
 void isw_unit_run(struct isw_json *out, const char *line, int expect_ok);
 
+/*
+ * Runs the command line into out; fails the test unless it is refused with the error code named
+ * code ("EEXIST"): the reply parses as {"ok":false,"error":"...","code":code} with a message,
+ * and the return value is that errno. Returns the reply text.
+ */
+const char *isw_unit_refused(struct isw_json *out, const char *line, const char *code);
+
 /* Drops of reason d counted by w (for the pipeline that ran last). */
 uint64_t isw_unit_drops(const struct isw_worker *w, enum isw_drop d);
 
