@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* inswitch's control socket from the host tools: see host_ctl.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include <sys/un.h>
 
 #include "host_ctl.h"
+
+#define REPLY_MAX ((size_t)16 << 20) /* longer is not a reply this code asks for */
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -27,11 +30,44 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int host_ctl_command(const char *path, const char *cmd, char *reply, size_t replylen)
+/* Reads one line from fd into a new buffer *out (without the newline, length *len). */
+static int read_line(int fd, char **out, size_t *len)
+{
+	size_t got = 0, cap = 4096;
+	char *buf = malloc(cap), *nl = NULL;
+	ssize_t k;
+
+	if (!buf)
+		return -ENOMEM;
+	while (!nl) {
+		if (got == cap) {
+			char *b = cap < REPLY_MAX ? realloc(buf, cap * 2) : NULL;
+			if (!b) {
+				free(buf);
+				return cap < REPLY_MAX ? -ENOMEM : -EMSGSIZE;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		k = read(fd, buf + got, cap - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			free(buf);
+			return k < 0 ? -errno : -EPROTO; /* closed before the reply's end */
+		}
+		nl = memchr(buf + got, '\n', (size_t)k);
+		got += (size_t)k;
+	}
+	*out = buf;
+	*len = (size_t)(nl - buf);
+	return 0;
+}
+
+/* Sends cmd and reads the reply line (into a new buffer). */
+static int exchange(const char *path, const char *cmd, char **line, size_t *len)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	size_t got = 0;
-	ssize_t k;
 	int fd, rc;
 
 	if (strlen(path) >= sizeof(sun.sun_path))
@@ -40,89 +76,76 @@ int host_ctl_command(const char *path, const char *cmd, char *reply, size_t repl
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
 		rc = -errno;
-		goto out;
-	}
-	rc = write_all(fd, cmd, strlen(cmd));
-	if (rc == 0)
-		rc = write_all(fd, "\n", 1);
-	if (rc < 0)
-		goto out;
-	/* One reply line; longer replies are cut to replylen but read to their end. */
-	rc = -EPROTO;
-	for (;;) {
-		char c;
-		k = read(fd, &c, 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		if (c == '\n') {
-			rc = 0;
-			break;
-		}
-		if (got + 1 < replylen)
-			reply[got++] = c;
-	}
-out:
-	if (replylen)
-		reply[got < replylen ? got : replylen - 1] = '\0';
+	else if ((rc = write_all(fd, cmd, strlen(cmd))) == 0 && (rc = write_all(fd, "\n", 1)) == 0)
+		rc = read_line(fd, line, len);
 	close(fd);
 	return rc;
 }
 
-/* The "error" member of a reply, unescaped just enough for a message. */
-void host_ctl_error(const char *reply, char *msg, size_t len)
+int host_ctl_call(const char *path, const char *cmd, struct isw_ctl_reply *r, char *err,
+                  size_t errlen)
 {
-	const char *p = strstr(reply, "\"error\":\"");
-	size_t n = 0;
+	struct isw_jv_error perr = {0, NULL};
+	char *line = NULL;
+	size_t len = 0;
+	int rc;
 
-	if (!p) { /* not the usual shape: show the reply itself, cut to fit */
-		for (p = reply; *p && n + 1 < len; p++)
-			msg[n++] = *p;
-		msg[n] = '\0';
-		return;
-	}
-	for (p += 9; *p && *p != '"' && n + 1 < len; p++) {
-		if (*p == '\\' && p[1])
-			p++;
-		msg[n++] = *p;
-	}
-	msg[n] = '\0';
-}
-
-int host_ctl_ok(const char *reply)
-{
-	return strncmp(reply, "{\"ok\":true", 10) == 0;
-}
-
-int host_ctl_run(const char *path, const char *cmd, char *reply, size_t replylen, char *err,
-                 size_t errlen)
-{
-	char msg[512];
-	int rc = host_ctl_command(path, cmd, reply, replylen);
-
+	memset(r, 0, sizeof(*r));
+	r->msg = "";
+	rc = exchange(path, cmd, &line, &len);
+	if (rc == 0)
+		rc = isw_ctl_reply_parse(line, len, r, &perr);
+	free(line);
 	if (rc < 0) {
-		snprintf(err, errlen, "control socket %s: %s", path, strerror(-rc));
+		isw_ctl_reply_free(r);
+		r->msg = "";
+		if (err)
+			snprintf(err, errlen, "control socket %s: %s%s%s", path,
+			         rc == -EPROTO ? "not a reply" : strerror(-rc),
+			         perr.reason ? ": " : "", perr.reason ? perr.reason : "");
 		return rc;
 	}
-	if (!host_ctl_ok(reply)) {
-		host_ctl_error(reply, msg, sizeof(msg));
-		snprintf(err, errlen, "'%s' refused: %s", cmd, msg);
-		return -EIO;
-	}
-	return 0;
+	if (r->ok)
+		return 0;
+	if (err)
+		snprintf(err, errlen, "'%s' refused: %s", cmd, r->msg);
+	return -r->err;
 }
 
-long host_ctl_number(const char *p, const char *key)
+int host_ctl_run(const char *path, const char *cmd, char *err, size_t errlen)
 {
-	char pat[64];
+	struct isw_ctl_reply r;
+	int rc = host_ctl_call(path, cmd, &r, err, errlen);
 
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(p, pat);
-	if (!p)
+	isw_ctl_reply_free(&r);
+	return rc;
+}
+
+long host_ctl_num(const struct isw_jv *obj, const char *key)
+{
+	uint64_t v;
+
+	if (isw_jv_to_u64(isw_jv_get(obj, key), &v) < 0 || v > (uint64_t)INT64_MAX)
 		return -1;
-	p += strlen(pat);
-	return *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
+	return (long)v;
+}
+
+const char *host_ctl_str(const struct isw_jv *obj, const char *key)
+{
+	const struct isw_jv *v = isw_jv_get(obj, key);
+
+	return v && v->type == ISW_JV_STRING ? v->str : NULL;
+}
+
+const struct isw_jv *host_ctl_find(const struct isw_jv *obj, const char *array, const char *key,
+                                   long val)
+{
+	const struct isw_jv *a = isw_jv_get(obj, array);
+
+	for (size_t i = 0; a && a->type == ISW_JV_ARRAY && i < a->n; i++)
+		if (a->items[i].type == ISW_JV_OBJECT && host_ctl_num(&a->items[i], key) == val)
+			return &a->items[i];
+	return NULL;
 }

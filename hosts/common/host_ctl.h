@@ -1,33 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * inswitch's control socket, from the host tools: one command line out, one JSON reply line in,
- * one connection per command (so a restarted switch is no concern). Blocking; control path only.
+ * one connection per command (so a restarted switch is no concern). Replies are parsed by
+ * lib/json (ctl_reply.h), and the one helper here, host_ctl_call(), is how every host stack asks
+ * the switch: a caller decides on the reply's error code (r->err, an errno value), never on its
+ * message. Blocking; control path only.
  */
 #ifndef ISW_HOST_CTL_H
 #define ISW_HOST_CTL_H
 
 #include <stddef.h>
 
-/* Sends one command line on the control socket at path; reply gets the JSON line (cut to
- * replylen). 0, or -errno when the socket cannot be reached or closes before the reply. */
-int host_ctl_command(const char *path, const char *cmd, char *reply, size_t replylen);
-
-/* 1 if the reply says {"ok":true...}. */
-int host_ctl_ok(const char *reply);
-
-/* The "error" member of a reply, unescaped just enough for a message (the reply itself when it
- * has none). */
-void host_ctl_error(const char *reply, char *msg, size_t len);
+#include "ctl_reply.h"
 
 /*
- * host_ctl_command() that must succeed: 0 with the reply in reply; -errno ("control socket PATH:
- * ...") when the socket cannot be used, -EIO ("'CMD' refused: ...") when the switch refuses;
- * the reason in err.
+ * Sends cmd on the control socket at path and parses the reply into r, to be freed with
+ * isw_ctl_reply_free() whatever the result. Returns 0 when the switch accepted the command;
+ * -r->err when it refused it (r->err is the errno its code names, r->msg why; err gets
+ * "'CMD' refused: MSG"); or -errno when the socket could not be used or the answer was not a
+ * reply (r->err is then 0: a refusal's code and a socket's errno never mix; err gets
+ * "control socket PATH: ..."). err may be NULL.
  */
-int host_ctl_run(const char *path, const char *cmd, char *reply, size_t replylen, char *err,
-                 size_t errlen);
+int host_ctl_call(const char *path, const char *cmd, struct isw_ctl_reply *r, char *err,
+                  size_t errlen);
 
-/* The number after the first "key": from p on, or -1 when absent or not a number (a "-"). */
-long host_ctl_number(const char *p, const char *key);
+/* host_ctl_call() for a caller that needs the outcome only. */
+int host_ctl_run(const char *path, const char *cmd, char *err, size_t errlen);
+
+/* The non-negative integer member key of obj (a reply or an element of one), or -1 when there
+ * is none or it is not one (a string such as "not seen yet"). */
+long host_ctl_num(const struct isw_jv *obj, const char *key);
+
+/* The string member key of obj, or NULL when there is none or it is not a string. */
+const char *host_ctl_str(const struct isw_jv *obj, const char *key);
+
+/* The first object in the array member array of obj whose integer member key is val, or NULL. */
+const struct isw_jv *host_ctl_find(const struct isw_jv *obj, const char *array, const char *key,
+                                   long val);
 
 #endif

@@ -97,42 +97,46 @@ int sa_local_find(struct in_addr switch_ip, uint16_t port, struct sa_local *loc,
 }
 
 /*
- * Runs cmd. 0 when ok; when refused with a message containing "exists", 1 (the caller checks
- * whether what exists is compatible); otherwise -EIO, -errno, with the reason in err.
+ * Runs cmd. 0 when ok; 1 when refused because what it adds exists (EEXIST: the caller checks
+ * whether what exists is compatible); otherwise -errno (the switch's code, or the socket's
+ * errno), with the reason in err.
  */
 static int ctl_run(const char *path, const char *cmd, FILE *log, char *err, size_t errlen)
 {
-	char reply[4096];
-	int rc = host_ctl_run(path, cmd, reply, sizeof(reply), err, errlen);
+	struct isw_ctl_reply r;
+	int rc = host_ctl_call(path, cmd, &r, err, errlen);
+	const struct isw_jv *exists = isw_jv_get(r.root, "exists");
 
 	if (rc == 0 && log)
 		fprintf(log, "ctl: %s: ok%s\n", cmd,
-		        strstr(reply, "\"exists\":true") ? " (already there)" : "");
-	return rc == -EIO && strstr(err, "exists") ? 1 : rc;
+		        exists && exists->type == ISW_JV_BOOL && exists->boolean
+		                ? " (already there)"
+		                : "");
+	if (r.err == EEXIST)
+		rc = 1;
+	isw_ctl_reply_free(&r);
+	return rc;
 }
 
-/* The text of "key":"..." from p on, or NULL. */
-static int reply_string(const char *p, const char *key, char *out, size_t len)
+/*
+ * 'syncagtr session show ID' (with live-ms when not 0) into r, to be freed by the caller; *sess
+ * the session's object in it. 0, -ENOENT (no such session), or -errno with the reason in err
+ * (may be NULL).
+ */
+static int session_show(const char *path, unsigned session, unsigned live_ms,
+                        struct isw_ctl_reply *r, const struct isw_jv **sess, char *err,
+                        size_t errlen)
 {
-	char pat[64];
-	size_t n = 0;
+	char cmd[96];
+	int rc;
 
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	p = strstr(p, pat);
-	if (!p)
-		return -1;
-	for (p += strlen(pat); *p && *p != '"' && n + 1 < len; p++)
-		out[n++] = *p;
-	out[n] = '\0';
-	return 0;
-}
-
-static int session_show(const char *path, unsigned session, char *reply, size_t len)
-{
-	char cmd[64];
-
-	snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
-	return host_ctl_command(path, cmd, reply, len) == 0 && host_ctl_ok(reply) ? 0 : -EIO;
+	if (live_ms)
+		snprintf(cmd, sizeof(cmd), "syncagtr session show %u live-ms %u", session, live_ms);
+	else
+		snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
+	rc = host_ctl_call(path, cmd, r, err, errlen);
+	*sess = rc == 0 ? host_ctl_find(r->root, "sessions", "session", session) : NULL;
+	return rc == 0 && *sess == NULL ? -ENOENT : rc;
 }
 
 /*
@@ -142,34 +146,42 @@ static int session_show(const char *path, unsigned session, char *reply, size_t 
 static int session_fits(const struct sa_config *cfg, const char *path, unsigned session, FILE *log,
                         char *err, size_t errlen)
 {
-	char reply[8192], ip[INET_ADDRSTRLEN], want[INET_ADDRSTRLEN];
-	long slots, workers;
+	char want[INET_ADDRSTRLEN];
+	const struct isw_jv *s;
+	struct isw_ctl_reply r;
+	const char *ip;
+	long slots, workers, threads;
+	int rc = 0;
 
-	if (session_show(path, session, reply, sizeof(reply)) < 0)
-		return -EIO; /* err still says why the add was refused */
-	inet_ntop(AF_INET, &cfg->switch_ip, want, sizeof(want));
-	slots = host_ctl_number(reply, "slots");
-	workers = host_ctl_number(reply, "workers");
-	if (reply_string(reply, "ip", ip, sizeof(ip)) < 0 || strcmp(ip, want) != 0) {
-		snprintf(err, errlen, "session %u exists with switch IP %s, not %s", session, ip,
-		         want);
-		return -EEXIST;
+	if (session_show(path, session, 0, &r, &s, NULL, 0) < 0) {
+		isw_ctl_reply_free(&r);
+		return -EEXIST; /* err still says why the add was refused */
 	}
-	if (workers != (long)cfg->workers) {
+	inet_ntop(AF_INET, &cfg->switch_ip, want, sizeof(want));
+	ip = host_ctl_str(s, "ip");
+	slots = host_ctl_num(s, "slots");
+	workers = host_ctl_num(s, "workers");
+	threads = host_ctl_num(s, "threads");
+	if (!ip || strcmp(ip, want) != 0) {
+		snprintf(err, errlen, "session %u exists with switch IP %s, not %s", session,
+		         ip ? ip : "?", want);
+		rc = -EEXIST;
+	} else if (workers != (long)cfg->workers) {
 		snprintf(err, errlen, "session %u exists with %ld workers, not %u", session,
 		         workers, cfg->workers);
-		return -EEXIST;
-	}
-	if (slots < (long)sa_config_slots(cfg)) {
+		rc = -EEXIST;
+	} else if (slots < (long)sa_config_slots(cfg)) {
 		snprintf(
 		        err, errlen,
 		        "session %u exists with %ld slots; this worker needs %u (threads * window)",
 		        session, slots, sa_config_slots(cfg));
-		return -ENOSPC;
+		rc = -ENOSPC;
 	}
+	isw_ctl_reply_free(&r);
+	if (rc < 0)
+		return rc;
 	/* Results stay exact with other threads (or none); only the steering rules would no longer
 	 * follow this worker's threads, so the switch hands more packets between its lcores. */
-	long threads = host_ctl_number(reply, "threads");
 	if (log && threads != (long)cfg->threads)
 		fprintf(log,
 		        "ctl: session %u is split among %ld threads, this worker has %u: steering "
@@ -178,6 +190,11 @@ static int session_fits(const struct sa_config *cfg, const char *path, unsigned 
 	if (log)
 		fprintf(log, "ctl: session %u exists with %ld slots: using it\n", session, slots);
 	return 0;
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s ? s : "?";
 }
 
 /* The port_from a registration with `port attach` gets: "l2", "auto" or "given". */
@@ -196,27 +213,30 @@ static int member_is_us(const struct sa_config *cfg, const char *path, unsigned 
                         const char *mac, const char *ip, const char *attach, int free_ok, char *err,
                         size_t errlen)
 {
-	char reply[8192], pat[32], gotmac[32] = "?", gotip[INET_ADDRSTRLEN] = "?", from[16] = "?";
-	const char *p;
+	char gotmac[32] = "?", gotip[INET_ADDRSTRLEN] = "?", from[16] = "?";
+	const struct isw_jv *s, *m;
+	struct isw_ctl_reply r;
 	long port = -1;
 
-	if (session_show(path, session, reply, sizeof(reply)) < 0)
+	if (session_show(path, session, 0, &r, &s, NULL, 0) < 0) {
+		isw_ctl_reply_free(&r);
 		return -EIO;
-	snprintf(pat, sizeof(pat), "\"rank\":%u,", cfg->rank);
-	p = strstr(reply, pat);
-	if (p) {
-		reply_string(p, "mac", gotmac, sizeof(gotmac));
-		reply_string(p, "ip", gotip, sizeof(gotip));
-		reply_string(p, "port_from", from, sizeof(from));
-		port = host_ctl_number(p, "port");
-	} else if (free_ok) {
-		return 0;
 	}
-	if (p && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0 &&
+	m = host_ctl_find(r.root, "members", "rank", cfg->rank);
+	if (m) {
+		snprintf(gotmac, sizeof(gotmac), "%s", or_unknown(host_ctl_str(m, "mac")));
+		snprintf(gotip, sizeof(gotip), "%s", or_unknown(host_ctl_str(m, "ip")));
+		snprintf(from, sizeof(from), "%s", or_unknown(host_ctl_str(m, "port_from")));
+		port = host_ctl_num(m, "port");
+	}
+	isw_ctl_reply_free(&r);
+	if (!m && free_ok)
+		return 0;
+	if (m && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0 &&
 	    strcmp(from, attach_from(attach)) == 0 &&
 	    (strcmp(from, "given") != 0 || port == strtol(attach, NULL, 10)))
 		return 0;
-	if (p && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0) {
+	if (m && strcasecmp(gotmac, mac) == 0 && strcmp(gotip, ip) == 0) {
 		snprintf(err, errlen,
 		         "rank %u of session %u is registered with port %ld (%s), not 'port %s'; "
 		         "'syncagtr worker del %u %u' first",
@@ -253,15 +273,20 @@ int sa_options_check(int ctl, int barrier, char *err, size_t errlen)
  */
 static int session_clean(const char *path, unsigned session, char *err, size_t errlen)
 {
-	char reply[8192];
-	long pkts, epoch;
+	const struct isw_jv *s;
+	struct isw_ctl_reply r;
+	long pkts = -1, epoch = -1;
+	int rc = session_show(path, session, 0, &r, &s, NULL, 0);
 
-	if (session_show(path, session, reply, sizeof(reply)) < 0) {
+	if (rc == 0) {
+		pkts = host_ctl_num(s, "epoch_pkts");
+		epoch = host_ctl_num(s, "epoch");
+	}
+	isw_ctl_reply_free(&r);
+	if (rc < 0) {
 		snprintf(err, errlen, "'syncagtr session show %u' failed", session);
 		return -EIO;
 	}
-	pkts = host_ctl_number(reply, "epoch_pkts");
-	epoch = host_ctl_number(reply, "epoch");
 	if (pkts < 0) {
 		snprintf(err, errlen,
 		         "the switch does not say whether session %u's slots are clean (no "
@@ -341,22 +366,35 @@ int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *l
 
 int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, unsigned session)
 {
-	char cmd[64], reply[512];
-	int rc;
+	char cmd[64];
 
 	snprintf(cmd, sizeof(cmd), "syncagtr worker del %u %u", session, cfg->rank);
-	rc = host_ctl_command(ctl_path, cmd, reply, sizeof(reply));
-	return rc < 0 ? rc : host_ctl_ok(reply) ? 0 : -EIO;
+	return host_ctl_run(ctl_path, cmd, NULL, 0);
+}
+
+/* True when some member of the reply has no port yet (a string such as "not seen yet"). */
+static int port_missing(const struct isw_jv *root)
+{
+	const struct isw_jv *m = isw_jv_get(root, "members"), *port;
+
+	for (size_t i = 0; m && m->type == ISW_JV_ARRAY && i < m->n; i++)
+		if ((port = isw_jv_get(&m->items[i], "port")) && port->type == ISW_JV_STRING)
+			return 1;
+	return 0;
 }
 
 int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
                           int learned, const char *rejoin, unsigned timeout_ms)
 {
-	char reply[16384], err[256], cmd[96];
+	char err[256];
 	uint64_t arrived = host_now_ns() / 1000000u;
 	unsigned waited;
 
 	for (waited = 0;; waited += 20) {
+		const struct isw_jv *s;
+		struct isw_ctl_reply r;
+		int done;
+
 		/*
 		 * A waiting worker registers again on every round, and counts as live only the
 		 * members of the current epoch (since the last 'session reset', rank 0's --reset)
@@ -369,16 +407,16 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 		if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
 			return -EIO;
 		uint64_t since = host_now_ns() / 1000000u - arrived + 1;
-		if (rejoin)
-			snprintf(cmd, sizeof(cmd), "syncagtr session show %u live-ms %u", session,
-			         (unsigned)(since < 1000 ? since : 1000));
-		else
-			snprintf(cmd, sizeof(cmd), "syncagtr session show %u", session);
-		if (host_ctl_command(ctl_path, cmd, reply, sizeof(reply)) < 0 ||
-		    !host_ctl_ok(reply))
+		if (session_show(ctl_path, session,
+		                 rejoin ? (unsigned)(since < 1000 ? since : 1000) : 0, &r, &s, NULL,
+		                 0) < 0) {
+			isw_ctl_reply_free(&r);
 			return -EIO;
-		if (host_ctl_number(reply, rejoin ? "live" : "current") >= (long)cfg->workers &&
-		    (!learned || !strstr(reply, "\"port\":\""))) {
+		}
+		done = host_ctl_num(s, rejoin ? "live" : "current") >= (long)cfg->workers &&
+		       (!learned || !port_missing(r.root));
+		isw_ctl_reply_free(&r);
+		if (done) {
 			if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
 				return -EIO;
 			return 0;
@@ -392,44 +430,44 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 int sa_session_diagnose(const char *ctl_path, unsigned session, unsigned workers, char *out,
                         size_t len)
 {
-	char reply[16384];
-	const char *c;
+	const struct isw_jv *s, *c;
+	struct isw_ctl_reply r;
 	long reg, cur;
 	int rc;
 
-	rc = host_ctl_run(ctl_path, "syncagtr session show", reply, sizeof(reply), out, len);
+	rc = host_ctl_run(ctl_path, "syncagtr session show", out, len);
 	if (rc < 0)
 		return rc;
-	rc = session_show(ctl_path, session, reply, sizeof(reply));
+	rc = session_show(ctl_path, session, 0, &r, &s, out, len);
 	if (rc < 0) {
+		isw_ctl_reply_free(&r);
+		if (rc != -ENOENT)
+			return rc;
 		snprintf(out, len,
 		         "the switch has no session %u (deleted, or the switch restarted?)",
 		         session);
 		return -ENOENT;
 	}
-	reg = host_ctl_number(reply, "registered");
-	if (reg >= 0 && reg < (long)workers) {
+	reg = host_ctl_num(s, "registered");
+	cur = host_ctl_num(s, "current");
+	c = host_ctl_find(r.root, "counters", "session", session);
+	if (reg >= 0 && reg < (long)workers)
 		snprintf(out, len, "only %ld of the %u workers of session %u are registered", reg,
 		         workers, session);
-		return 0;
-	}
-	c = strstr(reply, "\"counters\":");
-	cur = host_ctl_number(reply, "current");
-	if (cur >= 0 && cur < reg) {
+	else if (cur >= 0 && cur < reg)
 		snprintf(out, len,
 		         "only %ld of the %ld workers of session %u are registered in its current "
 		         "epoch %ld (since its last reset): the switch drops the others' packets "
 		         "(sa-epoch, %ld so far) until they register again",
-		         cur, reg, session, host_ctl_number(reply, "epoch"),
-		         c ? host_ctl_number(c, "drop_epoch") : -1);
-		return 0;
-	}
-	snprintf(out, len,
-	         "session %u has all %u workers; the switch counted %ld packets, %ld completions, "
-	         "%ld retransmissions, %ld dropped resends to incomplete slots",
-	         session, workers, c ? host_ctl_number(c, "pkts") : -1,
-	         c ? host_ctl_number(c, "completions") : -1,
-	         c ? host_ctl_number(c, "retransmits") : -1,
-	         c ? host_ctl_number(c, "drop_retx_pending") : -1);
+		         cur, reg, session, host_ctl_num(s, "epoch"),
+		         host_ctl_num(c, "drop_epoch"));
+	else
+		snprintf(
+		        out, len,
+		        "session %u has all %u workers; the switch counted %ld packets, %ld "
+		        "completions, %ld retransmissions, %ld dropped resends to incomplete slots",
+		        session, workers, host_ctl_num(c, "pkts"), host_ctl_num(c, "completions"),
+		        host_ctl_num(c, "retransmits"), host_ctl_num(c, "drop_retx_pending"));
+	isw_ctl_reply_free(&r);
 	return 0;
 }

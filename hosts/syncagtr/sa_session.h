@@ -10,10 +10,12 @@
  *   syncagtr session reset ID                                 (rank 0 with SA_REG_RESET)
  *   syncagtr worker add ID RANK mac MAC ip IP port PORT|l2|auto
  *
- * The switch answers an identical repeat of an add with ok. An add refused because something
- * "exists" is still accepted when `syncagtr session show ID` proves it compatible: the session
- * has this switch IP and worker count and at least the slots needed; the rank is registered
- * with this host's MAC and IP.
+ * The switch answers an identical repeat of an add with ok. An add refused with EEXIST (the
+ * reply's code: docs/ctl.md, Error codes) is still accepted when `syncagtr session show ID`
+ * proves what exists compatible: the session has this switch IP and worker count and at least
+ * the slots needed; the rank is registered with this host's MAC and IP. Replies are read with
+ * host_ctl_call(); any other refusal is returned as its code (-EHOSTUNREACH: `port l2` and no
+ * l2 entry for this host's MAC).
  *
  * Blocking, control-path only; never touches the data sockets.
  */
@@ -87,7 +89,7 @@ int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, uns
 
 /*
  * Takes this worker's registration back (syncagtr worker del), so that the next run's
- * rendezvous waits for it again. 0, or -errno (-EIO when the switch refused).
+ * rendezvous waits for it again. 0, or -errno (the reply's code when the switch refused).
  */
 int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, unsigned session);
 

@@ -416,18 +416,21 @@ static void print_json(const struct opts *o, const struct sa_stats *s, const str
 static int register_worker(struct opts *o, char *err, size_t errlen)
 {
 	FILE *log = o->quiet ? NULL : stderr;
+	struct sa_local loc;
 	int rc;
 
-	rc = sa_session_register(&o->cfg, o->ctl, o->session, o->attach,
-	                         sa_reg_flags(!o->no_barrier, o->reset), o->rejoin,
-	                         sizeof(o->rejoin), log, err, errlen);
-	if (rc < 0) {
-		if (strstr(err, "no l2 entry"))
-			snprintf(err + strlen(err), errlen - strlen(err),
-			         "; or tell the switch port with --attach PORT");
+	/* Found first, so that an errno from the route lookup is never taken for the switch's. */
+	rc = sa_local_find(o->cfg.switch_ip, o->cfg.switch_port, &loc, err, errlen);
+	if (rc < 0)
 		return rc;
-	}
-	return 0;
+	rc = sa_session_register_as(&o->cfg, &loc, o->ctl, o->session, o->attach,
+	                            sa_reg_flags(!o->no_barrier, o->reset), o->rejoin,
+	                            sizeof(o->rejoin), log, err, errlen);
+	/* The switch's code for 'port l2' and a MAC without an l2 entry (docs/ctl.md). */
+	if (rc == -EHOSTUNREACH)
+		snprintf(err + strlen(err), errlen - strlen(err),
+		         "; or tell the switch port with --attach PORT");
+	return rc < 0 ? rc : 0;
 }
 
 /*

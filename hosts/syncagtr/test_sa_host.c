@@ -1041,6 +1041,9 @@ struct fake_ctl {
 	const char *show; /* the reply to 'syncagtr session show ...' */
 };
 
+/* The fake's reply to 'syncagtr worker add' (NULL: ok); a test sets it and puts it back. */
+static const char *wadd_reply;
+
 static void fake_reply(struct fake_ctl *f, int c, const char *cmd)
 {
 	const char *r = "{\"ok\":false,\"error\":\"unknown command\"}";
@@ -1052,7 +1055,7 @@ static void fake_reply(struct fake_ctl *f, int c, const char *cmd)
 	else if (strncmp(cmd, "syncagtr session reset", 22) == 0)
 		r = "{\"ok\":true,\"epoch\":4}";
 	else if (strncmp(cmd, "syncagtr worker add", 19) == 0)
-		r = "{\"ok\":true}";
+		r = wadd_reply ? wadd_reply : "{\"ok\":true}";
 	if (write(c, r, strlen(r)) < 0 || write(c, "\n", 1) < 0)
 		return;
 }
@@ -1141,6 +1144,34 @@ static int fake_register(const char *show, unsigned rank, unsigned flags, char *
 #define MEMBER0(mac)                                                                    \
 	"{\"session\":1,\"rank\":0,\"mac\":\"" mac "\",\"ip\":\"10.9.9.1\",\"port\":0," \
 	"\"auto\":false,\"port_from\":\"l2\",\"epoch\":3,\"registered_ms_ago\":5000}"
+
+/*
+ * A refused registration is decided on the reply's code, never its text: EEXIST sends the helper
+ * to check what exists (the rank held by this host: accepted; by another: refused naming it);
+ * any other code is returned as it is, whatever the message says ("exists" included).
+ */
+static void test_session_codes(void **state)
+{
+	char log[4096], err[512];
+	const char *show = SHOW(",\"epoch_pkts\":0", MEMBER0("02:00:00:00:00:01"));
+
+	(void)state;
+	wadd_reply = "{\"ok\":false,\"error\":\"port l2: no entry\",\"code\":\"EHOSTUNREACH\"}";
+	assert_int_equal(fake_register(show, 0, 0, log, sizeof(log), err, sizeof(err)),
+	                 -EHOSTUNREACH);
+	assert_non_null(strstr(err, "refused: port l2: no entry"));
+	wadd_reply = "{\"ok\":false,\"error\":\"it exists, sort of\",\"code\":\"EBUSY\"}";
+	assert_int_equal(fake_register(show, 0, 0, log, sizeof(log), err, sizeof(err)), -EBUSY);
+	wadd_reply = "{\"ok\":false,\"error\":\"no code: an older switch\"}";
+	assert_int_equal(fake_register(show, 0, 0, log, sizeof(log), err, sizeof(err)), -EIO);
+	wadd_reply = "{\"ok\":false,\"error\":\"held\",\"code\":\"EEXIST\"}";
+	assert_int_equal(fake_register(show, 0, 0, log, sizeof(log), err, sizeof(err)), 0);
+	assert_int_equal(fake_register(show, 1, 0, log, sizeof(log), err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "rank 1 of session 1 is registered as ? ?"));
+	wadd_reply = "{\"ok\":false,\"error\":\"held\",\"code\":\"EEXIST\"} trailing";
+	assert_int_equal(fake_register(show, 0, 0, log, sizeof(log), err, sizeof(err)), -EPROTO);
+	wadd_reply = NULL;
+}
 
 /*
  * Registration: without barrier and reset (SA_REG_CLEAN), a session whose slots hold another
@@ -1232,6 +1263,7 @@ int main(void)
 	        cmocka_unit_test_setup(test_checksum_words, knobs_reset),
 	        cmocka_unit_test_setup(test_options, knobs_reset),
 	        cmocka_unit_test_setup(test_session_register, knobs_reset),
+	        cmocka_unit_test_setup(test_session_codes, knobs_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,8 +53,10 @@ def error(rc, msg):
         return CommunicatorBroken(e, msg)
     if e == errno.EPERM:
         return PermissionError(e, msg)
+    # The switch's codes for a refused registration (docs/ctl.md, Error codes) among them.
     if e in (errno.ENOENT, errno.EEXIST, errno.EIO, errno.ENOSPC, errno.ECONNREFUSED,
-             errno.ENAMETOOLONG, errno.EADDRNOTAVAIL, errno.ENETUNREACH, errno.EBUSY):
+             errno.ENAMETOOLONG, errno.EADDRNOTAVAIL, errno.ENETUNREACH, errno.EBUSY,
+             errno.EHOSTUNREACH, errno.EADDRINUSE, errno.ENOTSUP, errno.ERANGE, errno.EAGAIN):
         return SessionError(e, msg)
     return InswitchError(e, msg)
 
