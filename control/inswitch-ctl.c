@@ -4,8 +4,9 @@
  * (from its arguments, or one per line from stdin) and prints each one-line JSON reply, either
  * verbatim (--json) or rendered for people. It links no DPDK and keeps no state between commands.
  *
- * Exit status: 0 if every command succeeded, 1 if the daemon refused one, 2 on a usage,
- * connection or protocol error (which also stops reading further commands).
+ * Exit status: 0 if every command succeeded, 1 if the daemon refused one (its message and error
+ * code on stderr), 2 on a usage, connection or protocol error (which also stops reading further
+ * commands).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -776,6 +777,9 @@ static void usage(FILE *f)
 	        "  -j, --json         print each reply exactly as received, one JSON object a "
 	        "line\n"
 	        "  -h, --help         show this help\n"
+	        "\n"
+	        "A refused command prints 'error: MESSAGE (CODE)' on stderr, CODE an errno name\n"
+	        "(docs/ctl.md, Error codes).\n"
 	        "\n"
 	        "Exit status: 0 if every command succeeded, 1 if the daemon refused one,\n"
 	        "2 on a usage, connection or protocol error.\n",
