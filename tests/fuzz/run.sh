@@ -12,16 +12,18 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void
 clang -fsanitize=fuzzer "$out/probe-$name.c" -o "$out/probe-$name" 2>/dev/null ||
 	{ echo "skipped: clang has no libFuzzer runtime (libclang-rt-14-dev)"; exit 77; }
 
-# The daemon's core, as meson builds it (sources and generated ones, such as the embedded XDP
-# program): the list is meson's, never a copy that could miss a file.
+# The daemon's core and the JSON library it links, as meson builds them (sources and generated
+# ones, such as the embedded XDP program): the list is meson's, never a copy that could miss a
+# file.
 mapfile -t core < <(meson introspect "$2" --targets | jq -r '.[] |
-	select(.name == "inswitch-core") | .target_sources[] | (.sources[], .generated_sources[])')
+	select(.name == "inswitch-core" or .name == "isw-json") | .target_sources[] |
+	(.sources[], .generated_sources[])')
 [ "${#core[@]}" -gt 10 ] || { echo "no inswitch-core sources in $2 (meson introspect)" >&2; exit 1; }
 bin=$out/fuzz_$name
 # shellcheck disable=SC2046
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp -Ipipelines/ask \
+	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ilib/json -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp -Ipipelines/ask \
 	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" \
 	$(pkg-config --libs libdpdk libbpf) -lrte_bus_vdev -o "$bin")
 
