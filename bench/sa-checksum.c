@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sa_worker.h"
+#include "sa_engine.h"
 
 static double now_s(void)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libinswitch-host: see isw_host.h. A thin layer over the SyncAgtr worker library (sa_worker,
+ * libinswitch-host: see isw_host.h. A thin layer over the SyncAgtr worker library (sa_engine,
  * sa_session) and the ATP engine (atp_engine): parameters with defaults, registration and the
  * start of a run in one call, in-place allreduce with an end-to-end check (verify), errors as
  * -errno and text.
  *
- * verify: the job runs with the engine's result checksums (sa_worker_set_checksums): each
+ * verify: the job runs with the engine's result checksums (sa_engine_set_checksums): each
  * thread's last packet carries what it sent, and its result, the sum over the workers, is
- * compared with what this worker received (sa_worker_verify). It costs one packet per thread
+ * compared with what this worker received (sa_engine_verify). It costs one packet per thread
  * and no round trip of its own, and catches any result that is not the sum of its round
  * (another round's, a stale slot's, a corrupted word).
  */
@@ -23,11 +23,11 @@
 #include "hx.h"
 #include "isw_host.h"
 #include "sa_session.h"
-#include "sa_worker.h"
+#include "sa_engine.h"
 
 struct isw_sa {
-	struct sa_config cfg;
-	struct sa_worker *w;
+	struct sa_engine_cfg cfg;
+	struct sa_engine *w;
 	char ctl[256];
 	unsigned session;
 	int registered;   /* taken back at close, so that the next run's rendezvous waits again */
@@ -67,7 +67,8 @@ static int call_check(int broken, const char *broke, const void *buf, uint64_t c
 }
 
 /* The engine's configuration from p; -EINVAL with the reason in err. */
-static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *err, size_t errlen)
+static int sa_params(const struct isw_sa_params *p, struct sa_engine_cfg *c, char *err,
+                     size_t errlen)
 {
 	if (!p || p->size != sizeof(*p)) {
 		snprintf(err, errlen,
@@ -75,7 +76,7 @@ static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *e
 		         p ? p->size : 0, sizeof(*p), ISW_HOST_API_VERSION);
 		return -EINVAL;
 	}
-	sa_config_default(c);
+	sa_engine_cfg_default(c);
 	c->rank = p->rank;
 	c->workers = p->workers;
 	c->threads = or_default(p->threads, c->threads);
@@ -119,7 +120,7 @@ static int sa_params(const struct isw_sa_params *p, struct sa_config *c, char *e
 		snprintf(err, errlen, "attach '%s' is not l2, auto or a port number", p->attach);
 		return -EINVAL;
 	}
-	return sa_config_check(c, err, errlen);
+	return sa_engine_cfg_check(c, err, errlen);
 }
 
 /*
@@ -169,15 +170,15 @@ struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errl
 	if (rc < 0)
 		goto fail;
 	h->session = p->session;
-	h->w = sa_worker_create(&h->cfg, err, errlen);
+	h->w = sa_engine_create(&h->cfg, err, errlen);
 	if (!h->w) {
 		rc = -errno;
 		goto fail;
 	}
 	if (p->ctl && (rc = sa_join(h, p, err, errlen)) < 0)
 		goto fail;
-	if (!p->no_barrier && (rc = sa_worker_barrier(h->w, &st)) < 0) {
-		snprintf(err, errlen, "%s", sa_worker_error(h->w));
+	if (!p->no_barrier && (rc = sa_engine_barrier(h->w, &st)) < 0) {
+		snprintf(err, errlen, "%s", sa_engine_error(h->w));
 		goto fail;
 	}
 	/* "port auto" members have their ports only once everyone has sent: wait for them. */
@@ -201,7 +202,7 @@ static int sa_broken(struct isw_sa *h, int rc, char *err, size_t errlen)
 
 	if (h->ctl[0] && rc == -ETIMEDOUT)
 		sa_session_diagnose(h->ctl, h->session, h->cfg.workers, why, sizeof(why));
-	snprintf(h->broke, sizeof(h->broke), "%s%s%s", sa_worker_error(h->w), why[0] ? "; " : "",
+	snprintf(h->broke, sizeof(h->broke), "%s%s%s", sa_engine_error(h->w), why[0] ? "; " : "",
 	         why);
 	h->broken = 1;
 	snprintf(err, errlen, "%s", h->broke);
@@ -221,7 +222,7 @@ static void sa_count(struct isw_sa *h, const struct sa_stats *st)
 /* The verify check: what the workers sent, summed, against what this worker received. */
 static int sa_check(struct isw_sa *h, char *err, size_t errlen)
 {
-	int rc = sa_worker_verify(h->w, NULL, err, errlen);
+	int rc = sa_engine_verify(h->w, NULL, err, errlen);
 
 	if (rc == 0)
 		h->st.verified++;
@@ -238,9 +239,9 @@ int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int
 
 	if (rc < 0)
 		return rc;
-	sa_worker_set_type(h->w, dtype == ISW_FLOAT32 ? SA_FLOAT32 : SA_INT32);
-	sa_worker_set_checksums(h->w, verify);
-	rc = sa_worker_allreduce(h->w, buf, buf, (size_t)count, &st, NULL, NULL);
+	sa_engine_set_type(h->w, dtype == ISW_FLOAT32 ? SA_FLOAT32 : SA_INT32);
+	sa_engine_set_checksums(h->w, verify);
+	rc = sa_engine_allreduce(h->w, buf, buf, (size_t)count, &st, NULL, NULL);
 	sa_count(h, &st);
 	if (rc < 0)
 		return sa_broken(h, rc, err, errlen);
@@ -260,7 +261,7 @@ void isw_sa_close(struct isw_sa *h)
 		return;
 	if (h->registered)
 		sa_session_unregister(&h->cfg, h->ctl, h->session);
-	sa_worker_destroy(h->w);
+	sa_engine_destroy(h->w);
 	free(h);
 }
 

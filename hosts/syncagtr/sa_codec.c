@@ -11,9 +11,9 @@
 
 #include "host_rand.h"
 #include "hx.h"
-#include "sa_worker.h"
+#include "sa_engine.h"
 
-void sa_config_default(struct sa_config *cfg)
+void sa_engine_cfg_default(struct sa_engine_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->workers = 1;
@@ -31,7 +31,7 @@ void sa_config_default(struct sa_config *cfg)
 	cfg->transport = HX_AUTO;
 }
 
-unsigned sa_config_slots(const struct sa_config *cfg)
+unsigned sa_engine_cfg_slots(const struct sa_engine_cfg *cfg)
 {
 	return cfg->threads * cfg->window;
 }
@@ -49,7 +49,7 @@ static int refuse(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen)
+int sa_engine_cfg_check(const struct sa_engine_cfg *cfg, char *err, size_t errlen)
 {
 	if (cfg->workers < 1 || cfg->workers > SA_WORKERS_MAX)
 		return refuse(err, errlen, "workers must be 1..%u", SA_WORKERS_MAX);
@@ -59,7 +59,7 @@ int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen)
 		return refuse(err, errlen, "threads must be 1..%u", SA_THREADS_MAX);
 	if (cfg->window < 1 || cfg->window > SA_WINDOW_MAX)
 		return refuse(err, errlen, "window must be 1..%u", SA_WINDOW_MAX);
-	if (sa_config_slots(cfg) > SA_SLOTS)
+	if (sa_engine_cfg_slots(cfg) > SA_SLOTS)
 		return refuse(err, errlen, "threads * window must be at most %u slots", SA_SLOTS);
 	if (sa_size_code(cfg->elems) == 0)
 		return refuse(err, errlen, "elems must be 64 or 256");
@@ -378,7 +378,7 @@ static void verify_f32_block(uint64_t seed, unsigned workers, const float *out, 
 	}
 }
 
-void sa_verify(const struct sa_config *cfg, uint64_t seed, const void *out, size_t count,
+void sa_verify(const struct sa_engine_cfg *cfg, uint64_t seed, const void *out, size_t count,
                struct sa_verify_result *res)
 {
 	size_t off, len, b;
@@ -400,7 +400,7 @@ void sa_verify(const struct sa_config *cfg, uint64_t seed, const void *out, size
 	}
 }
 
-/* ---- the end-to-end check's checksums (sa_worker_set_checksums) ---- */
+/* ---- the end-to-end check's checksums (sa_engine_set_checksums) ---- */
 
 uint32_t sa_packet_weight(unsigned tid, uint64_t k)
 {

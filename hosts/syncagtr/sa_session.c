@@ -143,8 +143,8 @@ static int session_show(const char *path, unsigned session, unsigned live_ms,
  * A session that exists with other settings is still usable if it has this switch IP, this
  * number of workers and at least threads * window slots (say an operator made it bigger).
  */
-static int session_fits(const struct sa_config *cfg, const char *path, unsigned session, FILE *log,
-                        char *err, size_t errlen)
+static int session_fits(const struct sa_engine_cfg *cfg, const char *path, unsigned session,
+                        FILE *log, char *err, size_t errlen)
 {
 	char want[INET_ADDRSTRLEN];
 	const struct isw_jv *s;
@@ -170,11 +170,11 @@ static int session_fits(const struct sa_config *cfg, const char *path, unsigned 
 		snprintf(err, errlen, "session %u exists with %ld workers, not %u", session,
 		         workers, cfg->workers);
 		rc = -EEXIST;
-	} else if (slots < (long)sa_config_slots(cfg)) {
+	} else if (slots < (long)sa_engine_cfg_slots(cfg)) {
 		snprintf(
 		        err, errlen,
 		        "session %u exists with %ld slots; this worker needs %u (threads * window)",
-		        session, slots, sa_config_slots(cfg));
+		        session, slots, sa_engine_cfg_slots(cfg));
 		rc = -ENOSPC;
 	}
 	isw_ctl_reply_free(&r);
@@ -209,7 +209,7 @@ static const char *attach_from(const char *attach)
  * to another port, or a rendezvous waiting for a port that is never learned. With free_ok, a
  * rank nobody holds is fine too.
  */
-static int member_is_us(const struct sa_config *cfg, const char *path, unsigned session,
+static int member_is_us(const struct sa_engine_cfg *cfg, const char *path, unsigned session,
                         const char *mac, const char *ip, const char *attach, int free_ok, char *err,
                         size_t errlen)
 {
@@ -305,7 +305,7 @@ static int session_clean(const char *path, unsigned session, char *err, size_t e
 	return -EBUSY;
 }
 
-int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+int sa_session_register(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session,
                         const char *attach, unsigned flags, char *rejoin, size_t rejoinlen,
                         FILE *log, char *err, size_t errlen)
 {
@@ -318,7 +318,7 @@ int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsig
 	                              rejoinlen, log, err, errlen);
 }
 
-int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *loc,
+int sa_session_register_as(const struct sa_engine_cfg *cfg, const struct sa_local *loc,
                            const char *ctl_path, unsigned session, const char *attach,
                            unsigned flags, char *rejoin, size_t rejoinlen, FILE *log, char *err,
                            size_t errlen)
@@ -336,7 +336,8 @@ int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *l
 	 * steering by source port can bring every packet to its owner (docs/deploy.md). */
 	snprintf(cmd, sizeof(cmd),
 	         "syncagtr session add %u ip %s workers %u slots %u threads %u worker-port %u",
-	         session, swip, cfg->workers, sa_config_slots(cfg), cfg->threads, cfg->worker_port);
+	         session, swip, cfg->workers, sa_engine_cfg_slots(cfg), cfg->threads,
+	         cfg->worker_port);
 	rc = ctl_run(ctl_path, cmd, log, err, errlen);
 	if (rc == 1)
 		rc = session_fits(cfg, ctl_path, session, log, err, errlen);
@@ -364,7 +365,7 @@ int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *l
 	return rc;
 }
 
-int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, unsigned session)
+int sa_session_unregister(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session)
 {
 	char cmd[64];
 
@@ -383,7 +384,7 @@ static int port_missing(const struct isw_jv *root)
 	return 0;
 }
 
-int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+int sa_session_wait_ports(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session,
                           int learned, const char *rejoin, unsigned timeout_ms)
 {
 	char err[256];

@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <netinet/in.h>
 
-#include "sa_worker.h"
+#include "sa_engine.h"
 
 struct sa_local {
 	struct in_addr ip;
@@ -56,7 +56,7 @@ int sa_options_check(int ctl, int barrier, char *err, size_t errlen);
 
 /*
  * Registers the worker described by cfg in session `session` (1..64): session add (asking for
- * sa_config_slots(cfg) slots); with SA_REG_CLEAN, a check that no packet reached the session's
+ * sa_engine_cfg_slots(cfg) slots); with SA_REG_CLEAN, a check that no packet reached the session's
  * slots since its epoch began (-EBUSY and the reason otherwise: another run's state is there,
  * and no rank of this run has sent, since none sends before every rank is registered); with
  * SA_REG_RESET on rank 0, a new job epoch (session reset), once the rank is known to be free or
@@ -66,11 +66,11 @@ int sa_options_check(int ctl, int barrier, char *err, size_t errlen);
  * packets, which loses their results: only for clients that resend). Progress lines go to log
  * (may be NULL). Returns 0 or -errno with a message in err.
  */
-int sa_session_register(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+int sa_session_register(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session,
                         const char *attach, unsigned flags, char *rejoin, size_t rejoinlen,
                         FILE *log, char *err, size_t errlen);
 /* The same for a worker whose address, MAC and interface are loc (sa_local_find's). */
-int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *loc,
+int sa_session_register_as(const struct sa_engine_cfg *cfg, const struct sa_local *loc,
                            const char *ctl_path, unsigned session, const char *attach,
                            unsigned flags, char *rejoin, size_t rejoinlen, FILE *log, char *err,
                            size_t errlen);
@@ -84,14 +84,14 @@ int sa_session_register_as(const struct sa_config *cfg, const struct sa_local *l
  * one of an earlier epoch. With learned, also until every one has a port: members registered with
  * "port auto" get one only from their first packet. 0 once so, -ETIMEDOUT, or -errno.
  */
-int sa_session_wait_ports(const struct sa_config *cfg, const char *ctl_path, unsigned session,
+int sa_session_wait_ports(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session,
                           int learned, const char *rejoin, unsigned timeout_ms);
 
 /*
  * Takes this worker's registration back (syncagtr worker del), so that the next run's
  * rendezvous waits for it again. 0, or -errno (the reply's code when the switch refused).
  */
-int sa_session_unregister(const struct sa_config *cfg, const char *ctl_path, unsigned session);
+int sa_session_unregister(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session);
 
 /*
  * What the switch says about a session, for an error message after a job gave up: it does not

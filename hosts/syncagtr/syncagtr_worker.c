@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * syncagtr-worker: allreduce a generated tensor through a SyncAgtr switch session and report
- * goodput. Every job is checked end to end (sa_worker_verify) unless --no-verify; --check also
+ * goodput. Every job is checked end to end (sa_engine_verify) unless --no-verify; --check also
  * checks the result against the sum every worker's seed implies.
  */
 #include <errno.h>
@@ -15,10 +15,10 @@
 #include "host_args.h"
 #include "sa_session.h"
 #include "hx.h"
-#include "sa_worker.h"
+#include "sa_engine.h"
 
 struct opts {
-	struct sa_config cfg;
+	struct sa_engine_cfg cfg;
 	size_t count;
 	uint64_t seed;
 	unsigned repeat, session;
@@ -101,12 +101,12 @@ static const char usage_text[] =
         "  -h, --help               this text\n"
         "\n";
 
-static void usage(FILE *f, const struct sa_config *c)
+static void usage(FILE *f, const struct sa_engine_cfg *c)
 {
 	fputs(usage_text, f);
 	fprintf(f,
 	        "The session on the switch needs threads * window slots: %u with these options.\n",
-	        sa_config_slots(c));
+	        sa_engine_cfg_slots(c));
 }
 
 enum {
@@ -333,7 +333,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		                      : "--rank, --workers and --switch-ip are required");
 		return -1;
 	}
-	if (sa_config_check(&o->cfg, why, sizeof(why)) < 0 ||
+	if (sa_engine_cfg_check(&o->cfg, why, sizeof(why)) < 0 ||
 	    sa_options_check(o->ctl != NULL, !o->no_barrier, why, sizeof(why)) < 0) {
 		fprintf(stderr, "syncagtr-worker: %s%s\n", why,
 		        o->no_barrier && !o->ctl ? " (--no-barrier needs --ctl)" : "");
@@ -471,8 +471,8 @@ static void diagnose(const struct opts *o, int rc)
 		fprintf(stderr, "syncagtr-worker: rank %u: the switch: %s\n", o->cfg.rank, why);
 }
 
-/* The untimed start barrier (sa_worker_barrier): every worker is there, every slot is clean. */
-static int barrier(struct opts *o, struct sa_worker *w)
+/* The untimed start barrier (sa_engine_barrier): every worker is there, every slot is clean. */
+static int barrier(struct opts *o, struct sa_engine *w)
 {
 	struct sa_stats st = {0};
 	int rc;
@@ -480,9 +480,9 @@ static int barrier(struct opts *o, struct sa_worker *w)
 	if (!o->quiet)
 		fprintf(stderr, "rank %u: start barrier (waiting for all %u workers)\n",
 		        o->cfg.rank, o->cfg.workers);
-	rc = sa_worker_barrier(w, &st);
+	rc = sa_engine_barrier(w, &st);
 	if (rc < 0) {
-		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, sa_worker_error(w));
+		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, sa_engine_error(w));
 		diagnose(o, rc);
 		return -1;
 	}
@@ -499,11 +499,11 @@ static int barrier(struct opts *o, struct sa_worker *w)
 	return 0;
 }
 
-/* The end-to-end check of job j (sa_worker_verify): 1 passed, 0 failed, -1 could not run. */
-static int verify_job(const struct opts *o, struct sa_worker *w, unsigned j)
+/* The end-to-end check of job j (sa_engine_verify): 1 passed, 0 failed, -1 could not run. */
+static int verify_job(const struct opts *o, struct sa_engine *w, unsigned j)
 {
 	char why[320];
-	int rc = sa_worker_verify(w, NULL, why, sizeof(why));
+	int rc = sa_engine_verify(w, NULL, why, sizeof(why));
 
 	if (rc == 0) {
 		if (!o->quiet)
@@ -516,7 +516,7 @@ static int verify_job(const struct opts *o, struct sa_worker *w, unsigned j)
 }
 
 /* Runs the jobs; returns the exit status. */
-static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
+static int run(struct opts *o, struct sa_engine *w, const void *in, void *out)
 {
 	struct sa_stats total = {0}, one;
 	struct sa_verify_result v;
@@ -528,12 +528,12 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 		return 1;
 	for (j = 0; j < o->repeat; j++) {
 		memset(&one, 0, sizeof(one));
-		sa_worker_set_checksums(w, o->verify);
-		rc = sa_worker_allreduce(w, in, out, o->count, &one, o->quiet ? NULL : progress, o);
+		sa_engine_set_checksums(w, o->verify);
+		rc = sa_engine_allreduce(w, in, out, o->count, &one, o->quiet ? NULL : progress, o);
 		sa_stats_add(&total, &one);
 		if (rc < 0) {
 			fprintf(stderr, "syncagtr-worker: rank %u job %u failed: %s\n", o->cfg.rank,
-			        j, sa_worker_error(w));
+			        j, sa_engine_error(w));
 			diagnose(o, rc);
 			return 1;
 		}
@@ -562,7 +562,7 @@ static int run(struct opts *o, struct sa_worker *w, const void *in, void *out)
 	if (o->json) {
 		struct hx_stats t;
 
-		sa_worker_transport_stats(w, &t);
+		sa_engine_transport_stats(w, &t);
 		print_json(o, &total, &t, verified, max_err);
 	} else
 		printf("rank %u: goodput %.3f Gbit/s over %u job(s)%s\n", o->cfg.rank,
@@ -582,12 +582,12 @@ int main(int argc, char **argv)
 	                 .attach = "l2",
 	                 .verify = 1,
 	                 .reset = 1};
-	struct sa_worker *w;
+	struct sa_engine *w;
 	void *in, *out;
 	char err[512];
 	int rc;
 
-	sa_config_default(&o.cfg);
+	sa_engine_cfg_default(&o.cfg);
 	rc = parse_args(argc, argv, &o);
 	if (rc) {
 		if (rc < 0)
@@ -602,25 +602,25 @@ int main(int argc, char **argv)
 	}
 	sa_gen(o.seed, o.cfg.rank, o.cfg.type, in, 0, o.count);
 	memset(out, 0, o.count * 4); /* fault the pages in now, not during the timed job */
-	w = sa_worker_create(&o.cfg, err, sizeof(err));
+	w = sa_engine_create(&o.cfg, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "syncagtr-worker: %s\n", err);
 		return 1;
 	}
-	o.transport = strncmp(sa_worker_transport(w), "xdp", 3) == 0 ? "xdp" : "socket";
+	o.transport = strncmp(sa_engine_transport(w), "xdp", 3) == 0 ? "xdp" : "socket";
 	if (!o.quiet)
-		fprintf(stderr, "syncagtr-worker: transport: %s\n", sa_worker_transport(w));
+		fprintf(stderr, "syncagtr-worker: transport: %s\n", sa_engine_transport(w));
 	/* Registered only once everything is ready to send: the others' rendezvous waits for it. */
 	if (o.ctl && register_worker(&o, err, sizeof(err)) < 0) {
 		fprintf(stderr, "syncagtr-worker: session helper: %s\n", err);
-		sa_worker_destroy(w);
+		sa_engine_destroy(w);
 		return 1;
 	}
 	rc = run(&o, w, in, out);
 	/* ...and not after its run, so that the next run's rendezvous waits for it again. */
 	if (o.ctl && sa_session_unregister(&o.cfg, o.ctl, o.session) < 0 && !o.quiet)
 		fprintf(stderr, "rank %u: could not take the registration back\n", o.cfg.rank);
-	sa_worker_destroy(w);
+	sa_engine_destroy(w);
 	free(in);
 	free(out);
 	return rc;

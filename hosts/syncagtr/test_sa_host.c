@@ -28,7 +28,7 @@
 #include <sys/un.h>
 
 #include "sa_session.h"
-#include "sa_worker.h"
+#include "sa_engine.h"
 
 static void test_exponent(void **state)
 {
@@ -235,7 +235,7 @@ static void test_gen_deterministic(void **state)
 }
 
 /* The switch's arithmetic for one block, done here: expected results the engine would get. */
-static void simulate(const struct sa_config *c, uint64_t seed, void *out, size_t count)
+static void simulate(const struct sa_engine_cfg *c, uint64_t seed, void *out, size_t count)
 {
 	float x[SA_ELEMS_MAX];
 	size_t off, len, b, i;
@@ -275,13 +275,13 @@ static void simulate(const struct sa_config *c, uint64_t seed, void *out, size_t
 
 static void test_verify(void **state)
 {
-	struct sa_config c;
+	struct sa_engine_cfg c;
 	struct sa_verify_result v;
 	size_t count = 10000;
 	int32_t *out = calloc(count, 4);
 
 	(void)state;
-	sa_config_default(&c);
+	sa_engine_cfg_default(&c);
 	c.workers = 5;
 	c.threads = 3;
 	c.elems = 64;
@@ -311,24 +311,24 @@ static void test_verify(void **state)
 
 static void test_config(void **state)
 {
-	struct sa_config c;
+	struct sa_engine_cfg c;
 	char why[128];
 
 	(void)state;
-	sa_config_default(&c);
-	assert_int_equal(sa_config_check(&c, why, sizeof(why)), 0);
-	assert_int_equal(sa_config_slots(&c), 4 * 128); /* 4 threads, window 128 */
+	sa_engine_cfg_default(&c);
+	assert_int_equal(sa_engine_cfg_check(&c, why, sizeof(why)), 0);
+	assert_int_equal(sa_engine_cfg_slots(&c), 4 * 128); /* 4 threads, window 128 */
 	c.elems = 128;
-	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sa_engine_cfg_check(&c, why, sizeof(why)), -EINVAL);
 	c.elems = 64;
 	c.rank = 1;
-	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sa_engine_cfg_check(&c, why, sizeof(why)), -EINVAL);
 	c.workers = 33;
-	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sa_engine_cfg_check(&c, why, sizeof(why)), -EINVAL);
 	c.workers = 2;
 	c.threads = 64;
 	c.window = 1024;
-	assert_int_equal(sa_config_check(&c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sa_engine_cfg_check(&c, why, sizeof(why)), -EINVAL);
 }
 
 /* ---- the engine against a switch model on loopback ---- */
@@ -550,8 +550,8 @@ static unsigned job_give_up_s = 10, job_guard_ms = 3;
 
 /* One worker process, simulated: its config, its engine, its tensors, its outcome. */
 struct job {
-	struct sa_config c;
-	struct sa_worker *w;
+	struct sa_engine_cfg c;
+	struct sa_engine *w;
 	void *in, *out;
 	size_t count;
 	unsigned repeat;
@@ -571,7 +571,7 @@ static void job_init(struct job *j, const struct model *m, unsigned rank, enum s
 	char err[256];
 
 	memset(j, 0, sizeof(*j));
-	sa_config_default(&j->c);
+	sa_engine_cfg_default(&j->c);
 	j->c.rank = rank;
 	j->c.workers = m->workers;
 	j->c.threads = m->threads;
@@ -585,9 +585,9 @@ static void job_init(struct job *j, const struct model *m, unsigned rank, enum s
 	j->c.switch_port = model_port;
 	j->c.switch_ip.s_addr = htonl(INADDR_LOOPBACK);
 	j->c.worker_port = m->rank_port[rank];
-	j->w = sa_worker_create(&j->c, err, sizeof(err));
+	j->w = sa_engine_create(&j->c, err, sizeof(err));
 	if (!j->w)
-		fail_msg("sa_worker_create: %s", err);
+		fail_msg("sa_engine_create: %s", err);
 	assert_non_null(j->w);
 	j->count = count;
 	j->repeat = repeat;
@@ -600,7 +600,7 @@ static void job_init(struct job *j, const struct model *m, unsigned rank, enum s
 
 static void job_fini(struct job *j)
 {
-	sa_worker_destroy(j->w);
+	sa_engine_destroy(j->w);
 	free(j->in);
 	free(j->out);
 }
@@ -610,19 +610,19 @@ static void *job_main(void *arg)
 {
 	struct job *j = arg;
 
-	if (j->barrier && (j->rc = sa_worker_barrier(j->w, &j->st)) < 0)
+	if (j->barrier && (j->rc = sa_engine_barrier(j->w, &j->st)) < 0)
 		return NULL;
 	for (unsigned k = 0; k < j->repeat; k++) {
 		memset(j->out, 0x5a, j->count * 4);
-		sa_worker_set_checksums(j->w, j->checks);
-		j->rc = sa_worker_allreduce(j->w, j->in, j->out, j->count, &j->st, NULL, NULL);
+		sa_engine_set_checksums(j->w, j->checks);
+		j->rc = sa_engine_allreduce(j->w, j->in, j->out, j->count, &j->st, NULL, NULL);
 		if (j->rc < 0)
 			return NULL;
 		sa_verify(&j->c, 5, j->out, j->count, &j->v);
 		if (!j->v.ok && !j->bad_job)
 			j->bad_job = (int)k + 1;
 		if (j->checks &&
-		    sa_worker_verify(j->w, NULL, j->check_why, sizeof(j->check_why)) < 0)
+		    sa_engine_verify(j->w, NULL, j->check_why, sizeof(j->check_why)) < 0)
 			j->check_fails++;
 	}
 	return NULL;
@@ -635,7 +635,7 @@ static void job_outcome(const struct job *j, char *why, size_t len)
 	if (why[0] != '\0')
 		return;
 	if (j->rc < 0)
-		snprintf(why, len, "rank %u: %s", j->c.rank, sa_worker_error(j->w));
+		snprintf(why, len, "rank %u: %s", j->c.rank, sa_engine_error(j->w));
 	else if (j->bad_job)
 		snprintf(why, len, "rank %u job %d: wrong result", j->c.rank, j->bad_job);
 	else if (j->check_fails)
@@ -776,7 +776,7 @@ static void run_phase(struct model *m, enum sa_dtype type, size_t count, enum ph
 	}
 	if (expect == MUST_REFUSE_STALE) {
 		assert_true(stale > 0);
-		assert_non_null(strstr(sa_worker_error(j[0].w), "reset the session"));
+		assert_non_null(strstr(sa_engine_error(j[0].w), "reset the session"));
 	}
 	for (r = 0; r < n; r++)
 		job_fini(&j[r]);
@@ -852,7 +852,7 @@ static void test_engine_checksums(void **state)
 
 	for (unsigned r = 0; r < 3; r++) {
 		job_init(&j[r], m, r, SA_INT32, 20000, 1, 1);
-		sa_worker_set_checksums(j[r].w, 1);
+		sa_engine_set_checksums(j[r].w, 1);
 	}
 	for (unsigned round = 0; round < 4; round++) {
 		uint32_t sent[3][3], got[3][3], sum[3] = {0, 0, 0};
@@ -861,7 +861,7 @@ static void test_engine_checksums(void **state)
 		if (round == 3)
 			atomic_store(&m->corrupt_exp, 1);
 		for (unsigned r = 0; r < 3; r++) {
-			sa_worker_set_type(j[r].w, types[round]);
+			sa_engine_set_type(j[r].w, types[round]);
 			sa_gen(5, r, types[round], j[r].in, 0, j[r].count);
 			j[r].c.type = types[round];
 			j[r].bad_job = 0;
@@ -871,7 +871,7 @@ static void test_engine_checksums(void **state)
 		for (unsigned r = 0; r < 3; r++) {
 			pthread_join(jt[r], NULL);
 			assert_int_equal(j[r].rc, 0);
-			sa_worker_checksums(j[r].w, sent[r], got[r]);
+			sa_engine_checksums(j[r].w, sent[r], got[r]);
 			for (unsigned i = 0; i < 3; i++)
 				sum[i] += sent[r][i];
 		}
@@ -892,7 +892,7 @@ static void test_engine_checksums(void **state)
 }
 
 /*
- * The end-to-end check (sa_worker_verify) the tools run after every job by default: it passes on
+ * The end-to-end check (sa_engine_verify) the tools run after every job by default: it passes on
  * exact jobs, int32 and float32; a result word corrupted on its way to rank 0 fails rank 0's
  * check, naming the checksums, and no one else's; a result exponent corrupted on its way to rank
  * 0 fails everyone's, naming the exponents. The type is int32 after the check.
@@ -909,7 +909,7 @@ static void *vjob_main(void *arg)
 
 	job_main(v->j);
 	if (v->j->rc == 0)
-		v->rc = sa_worker_verify(v->j->w, NULL, v->why, sizeof(v->why));
+		v->rc = sa_engine_verify(v->j->w, NULL, v->why, sizeof(v->why));
 	return NULL;
 }
 
@@ -930,8 +930,8 @@ static void test_engine_verify(void **state)
 		if (round == 3)
 			atomic_store(&m->corrupt_exp, 1);
 		for (unsigned r = 0; r < 3; r++) {
-			sa_worker_set_type(j[r].w, types[round]);
-			sa_worker_set_checksums(j[r].w, 1);
+			sa_engine_set_type(j[r].w, types[round]);
+			sa_engine_set_checksums(j[r].w, 1);
 			j[r].c.type = types[round];
 			sa_gen(5, r, types[round], j[r].in, 0, j[r].count);
 			j[r].barrier = round == 0;
@@ -1118,11 +1118,11 @@ static int fake_register(const char *show, unsigned rank, unsigned flags, char *
                          char *err, size_t errlen)
 {
 	struct fake_ctl f;
-	struct sa_config c;
+	struct sa_engine_cfg c;
 	struct sa_local loc = {.mac = {2, 0, 0, 0, 0, (uint8_t)(rank + 1)}};
 	int rc;
 
-	sa_config_default(&c);
+	sa_engine_cfg_default(&c);
 	c.rank = rank;
 	c.workers = 2;
 	inet_pton(AF_INET, "10.9.9.254", &c.switch_ip);

@@ -7,14 +7,14 @@
  * Two halves:
  *  - pure helpers (slot/set mapping, packet build/parse, float quantisation, the deterministic
  *    test tensors and their expected sums): no I/O, no globals, unit-tested;
- *  - the engine (sa_worker_*): one thread and one UDP socket per worker thread id, a window of W
+ *  - the engine (sa_engine_*): one thread and one UDP socket per worker thread id, a window of W
  *    packets per thread, retransmission with backoff.
  *
  * Never uses DPDK: it must run on any Linux host. Functions returning int give 0 or -errno;
  * constructors return NULL and set errno.
  */
-#ifndef ISW_SA_WORKER_H
-#define ISW_SA_WORKER_H
+#ifndef ISW_SA_ENGINE_H
+#define ISW_SA_ENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +31,7 @@ enum sa_dtype {
 	SA_FLOAT32,
 };
 
-struct sa_config {
+struct sa_engine_cfg {
 	unsigned rank;    /* 0..workers-1 */
 	unsigned workers; /* 1..32 */
 	struct in_addr switch_ip;
@@ -56,11 +56,11 @@ struct sa_config {
 
 /* Fill defaults (4 threads, window 128, 256 values, int32, 50 ms .. 1 s, first window 250 ms,
  * 20 s, port 4000, transport auto). */
-void sa_config_default(struct sa_config *cfg);
+void sa_engine_cfg_default(struct sa_engine_cfg *cfg);
 /* Check ranges; on error returns -EINVAL and writes a reason to err. */
-int sa_config_check(const struct sa_config *cfg, char *err, size_t errlen);
+int sa_engine_cfg_check(const struct sa_engine_cfg *cfg, char *err, size_t errlen);
 /* Slots the session must hold on the switch: threads * window. */
-unsigned sa_config_slots(const struct sa_config *cfg);
+unsigned sa_engine_cfg_slots(const struct sa_engine_cfg *cfg);
 
 /* ---- pure helpers ---- */
 
@@ -145,11 +145,11 @@ struct sa_verify_result {
  * int32 exactly (32-bit wrap-around), float32 within sa_f32_bound of the block each element
  * travelled in (recomputing every worker's block exponent as the engine saw them).
  */
-void sa_verify(const struct sa_config *cfg, uint64_t seed, const void *out, size_t count,
+void sa_verify(const struct sa_engine_cfg *cfg, uint64_t seed, const void *out, size_t count,
                struct sa_verify_result *res);
 
 /*
- * The end-to-end check's checksums (sa_worker_set_checksums), over the 32-bit words of a packet's
+ * The end-to-end check's checksums (sa_engine_set_checksums), over the 32-bit words of a packet's
  * values as they travel: their plain sum, and their sum weighted by a pseudo-random odd weight per
  * (thread, packet, position), modulo 2^32. The switch adds positionally and modulo 2^32, so the
  * sums of what every worker sent add up to the sums of what each worker received, if every
@@ -183,11 +183,11 @@ struct sa_stats {
 /* sum += a, field by field. */
 void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a);
 
-struct sa_worker;
+struct sa_engine;
 
 /* Opens and connects the threads' sockets. NULL and errno on failure, with a reason in err. */
-struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen);
-void sa_worker_destroy(struct sa_worker *w);
+struct sa_engine *sa_engine_create(const struct sa_engine_cfg *cfg, char *err, size_t errlen);
+void sa_engine_destroy(struct sa_engine *w);
 
 /* Called about once a second from the calling thread during an allreduce. */
 typedef void (*sa_progress_fn)(void *arg, uint64_t results, uint64_t total,
@@ -204,26 +204,26 @@ typedef void (*sa_progress_fn)(void *arg, uint64_t results, uint64_t total,
  * of times at the same point. -ETIMEDOUT after give_up_s without completing (the message says
  * whether stale results were seen: then the session needs a reset).
  */
-int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st);
+int sa_engine_barrier(struct sa_engine *w, struct sa_stats *st);
 
 /*
  * One allreduce (one job): out[i] = sum over workers of in[i], count elements of cfg->type.
  * in and out may be the same buffer. Blocks until done. Stats are added to *st (may be NULL).
  * Returns 0, -ETIMEDOUT when a thread saw no progress for give_up_s, or another -errno.
- * The error text is in sa_worker_error().
+ * The error text is in sa_engine_error().
  */
-int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
+int sa_engine_allreduce(struct sa_engine *w, const void *in, void *out, size_t count,
                         struct sa_stats *st, sa_progress_fn progress, void *arg);
-const char *sa_worker_error(const struct sa_worker *w);
+const char *sa_engine_error(const struct sa_engine *w);
 /* One line: the transport the threads' sockets use ("xdp (AF_XDP, UDP on eth0 ...)" or
  * "socket (UDP, batched)..."), as hosts/common/hx.h describes it. */
-const char *sa_worker_transport(const struct sa_worker *w);
+const char *sa_engine_transport(const struct sa_engine *w);
 struct hx_stats;
 /* The transport's counters (hosts/common/hx.h), summed over the threads' sockets. */
-void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum);
+void sa_engine_transport_stats(struct sa_engine *w, struct hx_stats *sum);
 
 /* The element type of the jobs that follow (every worker must change it alike). */
-void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
+void sa_engine_set_type(struct sa_engine *w, enum sa_dtype type);
 
 /*
  * Result checksums, the end-to-end check. With them on, every job computes, modulo 2^32, over the
@@ -234,7 +234,7 @@ void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
  * 2^32, so when every result is the sum of its round, the sum over all workers of what each sent
  * equals what each got. Each thread's data packets are then followed by one more packet, sent
  * once all of them went out once, carrying what the thread sent: its result is those sums over
- * the workers, with no round trip of its own. sa_worker_checksums gives the last job's totals
+ * the workers, with no round trip of its own. sa_engine_checksums gives the last job's totals
  * as sent[3] and got[3] (the sum over the workers of sent must equal got). A single corrupted
  * word always shows in the plain sum; other faults (another round's result, a stale slot, a
  * forged contribution, values landing in the wrong position, a worker with other exponents)
@@ -242,8 +242,8 @@ void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type);
  * someone who knows the weights. float32 jobs are checked on their quantised integers. Every
  * worker must run a job with checksums on alike (the extra packet takes a slot).
  */
-void sa_worker_set_checksums(struct sa_worker *w, int on);
-void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3]);
+void sa_engine_set_checksums(struct sa_engine *w, int on);
+void sa_engine_checksums(const struct sa_engine *w, uint32_t sent[3], uint32_t got[3]);
 
 /*
  * The end-to-end check of the job just done (run with the checksums on): per thread, what the
@@ -252,6 +252,6 @@ void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t g
  * of what the workers sent: another run's, a stale slot's, a forged or corrupted one), the reason
  * in err; -EINVAL when the job ran without checksums. Nothing is sent: st is not touched.
  */
-int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t errlen);
+int sa_engine_verify(struct sa_engine *w, struct sa_stats *st, char *err, size_t errlen);
 
 #endif

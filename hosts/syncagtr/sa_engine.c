@@ -30,7 +30,7 @@
 #include "host_job.h"
 #include "host_rtt.h"
 #include "hx.h"
-#include "sa_worker.h"
+#include "sa_engine.h"
 
 #define BATCH 64u /* datagrams per sendmmsg / recvmmsg */
 /* How long the first packet may wait for the kernel to resolve the switch's MAC. */
@@ -47,7 +47,7 @@ struct sa_win {
 };
 
 struct sa_thread {
-	struct sa_worker *w;
+	struct sa_engine *w;
 	unsigned tid;
 	struct hx_sock *s; /* this thread's socket of w->hx */
 	uint32_t shift;    /* position in the 2W (slot, set) cycle; carries over between jobs */
@@ -57,12 +57,12 @@ struct sa_thread {
 	size_t off, len;
 	uint64_t blocks, total, done, next_deadline, last_progress;
 	struct host_rtt rtt; /* round trips of packets answered at their first send; back-off */
-	int barrier;         /* this job is sa_worker_barrier's */
+	int barrier;         /* this job is sa_engine_barrier's */
 	uint64_t end;        /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
-	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_worker_checksums) */
+	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_engine_checksums) */
 	/*
-	 * The end-to-end check rides in the job (sa_worker_verify): with checksums on, the nreg
+	 * The end-to-end check rides in the job (sa_engine_verify): with checksums on, the nreg
 	 * packets of data are followed by one more, packet nreg, sent once every packet of data has
 	 * gone out once, carrying this thread's checksums of what it sent (check_words); its
 	 * result is their sum over the workers (check_sum). No round trip of its own: it goes out
@@ -81,16 +81,16 @@ struct sa_thread {
 	uint8_t txbuf[BATCH][SA_PAYLOAD_LEN(SA_ELEMS_MAX)];
 };
 
-struct sa_worker {
-	struct sa_config cfg;
-	/* the last job's end-to-end check (sa_worker_verify): -1 none ran, 0 passed, else which
+struct sa_engine {
+	struct sa_engine_cfg cfg;
+	/* the last job's end-to-end check (sa_engine_verify): -1 none ran, 0 passed, else which
 	 * sum disagreed (1 the values', 2 the exponents') */
 	int check_result;
 	uint32_t check_got[2], check_want[2];
 	struct hx *hx; /* one socket per thread */
 	unsigned job;
 	atomic_int neigh_wait; /* the switch's MAC is not resolved yet: thread 0 sends one first */
-	int checksums;         /* sa_worker_set_checksums */
+	int checksums;         /* sa_engine_set_checksums */
 	uint32_t ck_sent[3], ck_got[3];
 	uint32_t posw[SA_ELEMS_MAX]; /* the checksums' weights of a packet's positions */
 	struct sa_thread *th;
@@ -103,7 +103,7 @@ struct sa_worker {
 
 static void thread_run(void *arg, unsigned tid);
 
-const char *sa_worker_error(const struct sa_worker *w)
+const char *sa_engine_error(const struct sa_engine *w)
 {
 	const char *m = host_job_error(w->runner);
 
@@ -129,9 +129,9 @@ static int neigh_complete(struct in_addr ip)
 }
 
 /* The threads' sockets: thread tid's from worker_port + tid, to the switch's address. */
-static int transport_open(struct sa_worker *w)
+static int transport_open(struct sa_engine *w)
 {
-	const struct sa_config *c = &w->cfg;
+	const struct sa_engine_cfg *c = &w->cfg;
 	struct hx_cfg hc = {.kind = (enum hx_kind)c->transport,
 	                    .proto = HX_UDP,
 	                    .peer_ip = c->switch_ip.s_addr,
@@ -157,12 +157,12 @@ static int transport_open(struct sa_worker *w)
 	return 0;
 }
 
-const char *sa_worker_transport(const struct sa_worker *w)
+const char *sa_engine_transport(const struct sa_engine *w)
 {
 	return hx_describe(w->hx);
 }
 
-void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum)
+void sa_engine_transport_stats(struct sa_engine *w, struct hx_stats *sum)
 {
 	struct hx_stats st;
 
@@ -179,13 +179,13 @@ void sa_worker_transport_stats(struct sa_worker *w, struct hx_stats *sum)
 	}
 }
 
-struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_t errlen)
+struct sa_engine *sa_engine_create(const struct sa_engine_cfg *cfg, char *err, size_t errlen)
 {
-	struct sa_worker *w;
+	struct sa_engine *w;
 	unsigned i;
 	int rc;
 
-	if (sa_config_check(cfg, err, errlen) < 0) {
+	if (sa_engine_cfg_check(cfg, err, errlen) < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -210,26 +210,26 @@ struct sa_worker *sa_worker_create(const struct sa_config *cfg, char *err, size_
 	w->runner = host_job_create(cfg->threads, "sa", thread_run, w, err, errlen);
 	if (!w->runner) {
 		rc = errno;
-		sa_worker_destroy(w);
+		sa_engine_destroy(w);
 		errno = rc;
 		return NULL;
 	}
 	rc = transport_open(w);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s", sa_worker_error(w));
-		sa_worker_destroy(w);
+		snprintf(err, errlen, "%s", sa_engine_error(w));
+		sa_engine_destroy(w);
 		errno = -rc;
 		return NULL;
 	}
 	return w;
 nomem:
 	snprintf(err, errlen, "out of memory");
-	sa_worker_destroy(w);
+	sa_engine_destroy(w);
 	errno = ENOMEM;
 	return NULL;
 }
 
-void sa_worker_destroy(struct sa_worker *w)
+void sa_engine_destroy(struct sa_engine *w)
 {
 	unsigned i;
 
@@ -283,7 +283,7 @@ static void tx_flush(struct sa_thread *t)
 /* Builds packet k into the next tx slot; sends the batch when full. */
 static void tx_queue(struct sa_thread *t, uint64_t k)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 	struct sa_win *e = &t->win[win_pos(t, k)];
 	unsigned slot, set, W = c->window;
 	uint8_t *buf;
@@ -328,7 +328,7 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
  */
 static uint64_t pkt_rto(const struct sa_thread *t, const struct sa_win *e)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 	uint64_t lo = (uint64_t)c->timeout_ms * 1000000ull,
 	         hi = (uint64_t)c->timeout_max_ms * 1000000ull;
 	unsigned shift = t->rtt.backoff > e->tries ? t->rtt.backoff : e->tries;
@@ -410,7 +410,7 @@ static void release(struct sa_thread *t, struct sa_win *e, uint64_t k, uint64_t 
 /* Stores the result carried by reply k; float32 also fixes the scale of block k. */
 static void deliver(struct sa_thread *t, struct sa_win *e, const struct sa_pkt *p, uint64_t k)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 
 	if (c->type == SA_INT32) {
 		sa_pkt_get_i32(block_out(t, k), p, block_len(t, k));
@@ -425,7 +425,7 @@ static void deliver(struct sa_thread *t, struct sa_win *e, const struct sa_pkt *
 
 static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64_t now)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 	struct sa_pkt p;
 	struct sa_win *e;
 	unsigned slot, set;
@@ -527,7 +527,7 @@ static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
  */
 static void check_timeouts(struct sa_thread *t, uint64_t now)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 	struct sa_win *oldest = NULL;
 	uint64_t next = UINT64_MAX, due;
 	unsigned i;
@@ -597,7 +597,7 @@ static void wait_input(struct sa_thread *t)
 
 static int give_up(struct sa_thread *t)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 
 	if (t->barrier && t->st.stale_state)
 		host_job_fail(
@@ -629,7 +629,7 @@ static int give_up(struct sa_thread *t)
  */
 static uint64_t neigh_resolve(struct sa_thread *t, uint64_t first)
 {
-	struct sa_worker *w = t->w;
+	struct sa_engine *w = t->w;
 	const struct timespec ms = {0, 1000000};
 	unsigned i;
 
@@ -651,7 +651,7 @@ static uint64_t neigh_resolve(struct sa_thread *t, uint64_t first)
 
 static int thread_loop(struct sa_thread *t)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 	uint64_t now, k, first = t->total < c->window ? t->total : c->window;
 	int n;
 
@@ -693,7 +693,7 @@ static int thread_loop(struct sa_thread *t)
 /* Thread tid's part of a job (the runner's function). */
 static void thread_run(void *arg, unsigned tid)
 {
-	struct sa_worker *w = arg;
+	struct sa_engine *w = arg;
 	struct sa_thread *t = &w->th[tid];
 
 	t->err = thread_loop(t);
@@ -707,7 +707,7 @@ static void thread_run(void *arg, unsigned tid)
 static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count,
                            int barrier)
 {
-	const struct sa_config *c = &t->w->cfg;
+	const struct sa_engine_cfg *c = &t->w->cfg;
 	unsigned i;
 
 	sa_slice(count, c->threads, t->tid, &t->off, &t->len);
@@ -754,7 +754,7 @@ void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
 /* The runner's tick during a job: the threads' published counts to the progress function. */
 static void progress_tick(void *arg)
 {
-	struct sa_worker *w = arg;
+	struct sa_engine *w = arg;
 	struct sa_stats s = {0};
 
 	for (unsigned i = 0; i < w->cfg.threads; i++) {
@@ -772,7 +772,7 @@ static void progress_tick(void *arg)
  * sent (the check packet's result) against what this worker got, and the exponent sums against
  * the workers' count times this worker's.
  */
-static void check_job(struct sa_worker *w, unsigned started)
+static void check_job(struct sa_engine *w, unsigned started)
 {
 	/* with checksums on, a thread without packets has nothing to check */
 	w->check_result = w->checksums ? 0 : -1;
@@ -791,10 +791,10 @@ static void check_job(struct sa_worker *w, unsigned started)
 	}
 }
 
-static int run_job(struct sa_worker *w, const void *in, void *out, size_t count, int barrier,
+static int run_job(struct sa_engine *w, const void *in, void *out, size_t count, int barrier,
                    struct sa_stats *st, sa_progress_fn progress, void *arg)
 {
-	const struct sa_config *c = &w->cfg;
+	const struct sa_engine_cfg *c = &w->cfg;
 	uint64_t start, end, total = 0;
 	struct sa_stats sum = {0};
 	unsigned i;
@@ -837,29 +837,29 @@ static int run_job(struct sa_worker *w, const void *in, void *out, size_t count,
 	return rc;
 }
 
-int sa_worker_allreduce(struct sa_worker *w, const void *in, void *out, size_t count,
+int sa_engine_allreduce(struct sa_engine *w, const void *in, void *out, size_t count,
                         struct sa_stats *st, sa_progress_fn progress, void *arg)
 {
 	return run_job(w, in, out, count, 0, st, progress, arg);
 }
 
-void sa_worker_set_type(struct sa_worker *w, enum sa_dtype type)
+void sa_engine_set_type(struct sa_engine *w, enum sa_dtype type)
 {
 	w->cfg.type = type;
 }
 
-void sa_worker_set_checksums(struct sa_worker *w, int on)
+void sa_engine_set_checksums(struct sa_engine *w, int on)
 {
 	w->checksums = on;
 }
 
-void sa_worker_checksums(const struct sa_worker *w, uint32_t sent[3], uint32_t got[3])
+void sa_engine_checksums(const struct sa_engine *w, uint32_t sent[3], uint32_t got[3])
 {
 	memcpy(sent, w->ck_sent, sizeof(w->ck_sent));
 	memcpy(got, w->ck_got, sizeof(w->ck_got));
 }
 
-int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t errlen)
+int sa_engine_verify(struct sa_engine *w, struct sa_stats *st, char *err, size_t errlen)
 {
 	(void)st; /* the check rode in the job: no job of its own to count */
 	switch (w->check_result) {
@@ -883,7 +883,7 @@ int sa_worker_verify(struct sa_worker *w, struct sa_stats *st, char *err, size_t
 	}
 }
 
-int sa_worker_barrier(struct sa_worker *w, struct sa_stats *st)
+int sa_engine_barrier(struct sa_engine *w, struct sa_stats *st)
 {
 	return run_job(w, NULL, NULL, 0, 1, st, NULL, NULL);
 }
