@@ -19,7 +19,6 @@
 #include <arpa/inet.h>
 
 #include "atp_engine.h"
-#include "host_ctl.h"
 #include "hx.h"
 #include "isw_host.h"
 #include "sa_session.h"
