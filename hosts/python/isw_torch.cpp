@@ -426,6 +426,9 @@ class ProcessGroupInswitch : public ProcessGroup
 	// The tensors summed over the workers by the switch, in place.
 	void run(Job &j)
 	{
+		// in place, outside autograd, as gloo writes its results (a leaf that requires grad
+		// may be reduced)
+		at::NoGradGuard no_grad;
 		auto &ts = j.tensors;
 		bool direct = ts.size() == 1 && ts[0].is_contiguous();
 		at::Tensor flat;

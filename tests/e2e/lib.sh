@@ -25,8 +25,9 @@
 #   isw_atp_ps I ARGS...  start atp-ps ARGS in host I's namespace, wait until it runs; its pid
 #                         in ISW_PS_PID (stopped by isw_cleanup too); its stderr in
 #                         $ISW_TMP/ps.I.err
-#   isw_train_up BUILD N  a training topology: hosts h1..h(N+1) (the last for ATP's PS), the
-#                         switch on SyncAgtr, static l2 entries, every worker host reaching h1
+#   isw_train_up BUILD N [ARGS]  a training topology: hosts h1..h(N+1) (the last for ATP's
+#                         PS), the switch on SyncAgtr (and ARGS), static l2 entries, every
+#                         worker host reaching h1
 #   isw_atp_swap N W SCALE  swap the switch from SyncAgtr to ATP: app 1 of hosts h1..hN (ports
 #                         0..N-1), its PS on h(N+1) (port N, atp-ps --threads 1 --window W
 #                         --scale SCALE)
@@ -265,8 +266,9 @@ isw_atp_ps() {
 
 isw_train_up() {
 	local build=$1 n=$2 i
+	shift 2
 	isw_topo_create $((n + 1))
-	isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
+	isw_switch_start "$build" --pipeline syncagtr "$@" || isw_fail "inswitch did not start"
 	isw_l2_static || isw_fail "l2 add"
 	for ((i = 2; i <= n; i++)); do
 		isw_wait_path $i 10.99.0.1 || isw_fail "h$i never reached h1"

@@ -8,6 +8,7 @@ collectives, as a script would call them.
      the SUM divided by the world size, bit for bit.
   2. non-contiguous int32 and float32 views: reduced through a copy, written back (the rest of
      the tensor untouched; float32 bit for bit what a contiguous copy gives);
+     leaves that require grad (a parameter), contiguous (AVG) and strided;
      all_reduce_coalesced of int32 tensors: exact, one switch call.
   3. refused all_reduces (MAX, MIN, PRODUCT of int32; SUM of float64, int64, float16): right
      (gloo's), each counted as a fallback; the warning is on stderr, once per kind (the shell
@@ -93,6 +94,16 @@ assert torch.equal(f, c), "transposed float32: not what its contiguous copy give
 exact = (torch.arange(12, dtype=torch.float64).reshape(3, 4) * tri).t()
 assert (f.double() - exact).abs().max().item() <= bound(exact, [exact / tri * world]), "bound"
 switch_calls += 3
+# leaves that require grad (parameters), reduced in place outside autograd as gloo does
+leaf = torch.full((6,), float(rank + 1), requires_grad=True)
+dist.all_reduce(leaf, op=dist.ReduceOp.AVG)
+# (float32 through the switch: within its quantisation bound, far below 1e-5 for these values)
+assert torch.allclose(leaf.detach(), torch.full((6,), tri / world), rtol=0, atol=1e-5), "leaf"
+leaf = torch.arange(12, dtype=torch.float32).reshape(3, 4).requires_grad_()
+dist.all_reduce(leaf.t())
+assert torch.allclose(leaf.detach(), torch.arange(12, dtype=torch.float32).reshape(3, 4) * world,
+                      rtol=0, atol=1e-5), "strided leaf"
+switch_calls += 2
 a, b = torch.full((7,), rank, dtype=torch.int32), torch.arange(300, dtype=torch.int32)
 dist.all_reduce_coalesced([a, b])
 assert torch.equal(a, torch.full((7,), sum(range(world)), dtype=torch.int32))
@@ -154,7 +165,7 @@ dist.barrier()
 st = inswitch.torch.stats()
 assert st["switch_calls"] == switch_calls and st["jobs"] == switch_calls, st
 assert st["fallbacks"] == fallbacks, st
-assert st["copied"] == 3, st  # two strided views, one coalesced pair
+assert st["copied"] == 4, st  # three strided views, one coalesced pair
 if pg.verify:
     assert st["verified"] == switch_calls, st
 seen["stats"] = st
