@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libpcap-dev libcmocka-dev
       libbpf-dev libxdp-dev iproute2 nftables ethtool iputils-ping netcat-openbsd jq
       clang-format clang libclang-rt-14-dev python3-grpcio python3-yaml fortunes
-      python3-numpy python3-torch python3-sklearn tshark dpdk-dev gnuplot-nox)
+      python3-numpy python3-torch python3-sklearn tshark dpdk-dev gnuplot-nox
+      libtorch-dev pybind11-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -25,6 +25,14 @@
 #   isw_atp_ps I ARGS...  start atp-ps ARGS in host I's namespace, wait until it runs; its pid
 #                         in ISW_PS_PID (stopped by isw_cleanup too); its stderr in
 #                         $ISW_TMP/ps.I.err
+#   isw_train_up BUILD N [ARGS]  a training topology: hosts h1..h(N+1) (the last for ATP's
+#                         PS), the switch on SyncAgtr (and ARGS), static l2 entries, every
+#                         worker host reaching h1
+#   isw_atp_swap N W SCALE  swap the switch from SyncAgtr to ATP: app 1 of hosts h1..hN (ports
+#                         0..N-1), its PS on h(N+1) (port N, atp-ps --threads 1 --window W
+#                         --scale SCALE)
+#   isw_sa_rounds C RESULTS BARRIER N  fails unless SyncAgtr counters C (JSON: completions,
+#                         contributions) show RESULTS + BARRIER rounds, each with N contributions
 #   ISW_STOP_PIDS+=(PID)  a background process (a PS, a shim) that isw_cleanup stops first
 #   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
@@ -254,6 +262,34 @@ isw_atp_ps() {
 	done
 	echo "atp-ps did not start: $(cat "$ISW_TMP/ps.$i.err")" >&2
 	return 1
+}
+
+isw_train_up() {
+	local build=$1 n=$2 i
+	shift 2
+	isw_topo_create $((n + 1))
+	isw_switch_start "$build" --pipeline syncagtr "$@" || isw_fail "inswitch did not start"
+	isw_l2_static || isw_fail "l2 add"
+	for ((i = 2; i <= n; i++)); do
+		isw_wait_path $i 10.99.0.1 || isw_fail "h$i never reached h1"
+	done
+}
+
+isw_atp_swap() {
+	local n=$1 w=$2 scale=$3
+	isw_ctl pipeline disable syncagtr >/dev/null
+	isw_ctl pipeline enable atp >/dev/null
+	isw_ctl atp app add 1 workers "$n" ports "$(seq -s, 0 $((n - 1)))" ps "$n" >/dev/null
+	isw_atp_ps $((n + 1)) --app 1 --workers "$n" --threads 1 --window "$w" --scale "$scale" ||
+		isw_fail "no parameter server"
+}
+
+isw_sa_rounds() {
+	local c=$1 results=$2 barrier=$3 n=$4
+	[ "$(echo "$c" | jq .completions)" = $((results + barrier)) ] ||
+		isw_fail "the switch completed $(echo "$c" | jq .completions) rounds, rank 0 took $results results (+ $barrier for the barrier)"
+	[ "$(echo "$c" | jq .contributions)" = $((n * (results + barrier))) ] ||
+		isw_fail "not every round had all $n workers' contributions"
 }
 
 isw_python() {

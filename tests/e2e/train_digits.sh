@@ -24,12 +24,7 @@ isw_python "$build" numpy torch sklearn
 export GLOO_SOCKET_IFNAME=eth0
 
 N=4
-isw_topo_create $((N + 1)) # h5: ATP's parameter server
-isw_switch_start "$build" --pipeline syncagtr || isw_fail "inswitch did not start"
-isw_l2_static || isw_fail "l2 add"
-for ((i = 2; i <= N; i++)); do
-	isw_wait_path $i 10.99.0.1 || isw_fail "h$i never reached h1"
-done
+isw_train_up "$build" $N # h5: ATP's parameter server
 ns=$(seq -s, -f "${ISW_TAG}h%g" 1 $N)
 "$py" "$src/hosts/python/examples/compare.py" --ns "$ns" --master 10.99.0.1 \
 	--switch-ip 10.99.0.254 --ctl "$ISW_CTL_SOCK" --epochs "${TRAIN_EPOCHS:-3}" \
@@ -47,18 +42,11 @@ echo "switch: $(echo "$c" | jq -c '{pkts, contributions, completions, retransmit
 # every bucket checked end to end (HookState's default for SyncAgtr), each check one more job
 [ "$(jq .verified "$r")" = true ] && [ "$(jq .comm.verified "$r")" = "$calls" ] ||
 	isw_fail "not every bucket was checked end to end: $(jq -c '{verified, comm}' "$r")"
-[ "$(echo "$c" | jq .completions)" = $((results + barrier)) ] ||
-	isw_fail "the switch completed $(echo "$c" | jq .completions) rounds, rank 0 took $results results (+ $barrier for the barrier)"
-[ "$(echo "$c" | jq .contributions)" = $((N * (results + barrier))) ] ||
-	isw_fail "not every round had all $N workers' contributions"
+isw_sa_rounds "$c" "$results" "$barrier" $N
 
 # ---- ATP: the same job with its gradients through app 1, the PS on h5 (port 4)
 W=100
-isw_ctl pipeline disable syncagtr >/dev/null
-isw_ctl pipeline enable atp >/dev/null
-isw_ctl atp app add 1 workers $N ports "$(seq -s, 0 $((N - 1)))" ps $N >/dev/null
-isw_atp_ps 5 --app 1 --workers $N --threads 1 --window $W --scale 16777216 ||
-	isw_fail "no parameter server"
+isw_atp_swap $N $W 16777216
 "$py" "$src/hosts/python/examples/compare.py" --ns "$ns" --master 10.99.0.1 \
 	--backends atp --reference "$ISW_TMP/train/summary.json" --epochs "${TRAIN_EPOCHS:-3}" \
 	--ctl "$ISW_CTL_SOCK" \

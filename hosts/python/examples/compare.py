@@ -6,7 +6,12 @@ and how far the losses of the inswitch run stray from gloo's.
 
   compare.py --ns NS1,NS2,... --master IP [--switch-ip IP --ctl SOCKET] [--epochs E]
              [--backends gloo,syncagtr] [--reference GLOO_JSON] [--out DIR] [--check]
-             [train_digits.py options for the inswitch runs]
+             [--torchrun] [train_digits.py options for the inswitch runs]
+
+--torchrun starts every worker under torchrun (one per namespace: --nnodes N --node_rank i,
+static rendezvous at the master IP) and passes train_digits.py only --backend, --epochs and
+--json: rank, world size and rendezvous come from torchrun. Backend inswitch (the process
+group) takes its settings from the INSWITCH_* environment, which torchrun passes on.
 
 Worker i runs in namespace NSi; rank 0's namespace holds the master IP (the rendezvous of
 torch.distributed, and gloo's TCP). With --check the exit status is 1 unless every inswitch
@@ -30,16 +35,22 @@ LOSS_TOLERANCE = 1e-3
 def run(a, backend, port, out):
     procs = []
     for rank, ns in enumerate(a.ns):
-        cmd = ["ip", "netns", "exec", ns, sys.executable, os.path.join(HERE, "train_digits.py"),
-               "--rank", str(rank), "--workers", str(len(a.ns)), "--backend", backend,
-               "--master", "%s:%d" % (a.master, port), "--epochs", str(a.epochs),
-               "--json", out]
+        cmd = ["ip", "netns", "exec", ns, sys.executable]
+        if a.torchrun:
+            # --redirects/--tee: Debian 12's torchrun (1.13 on Python 3.11) cannot parse its
+            # default "0"; a mapping for a local rank that does not run (docs/training.md)
+            cmd += ["-m", "torch.distributed.run", "--redirects", "9:1", "--tee", "9:1",
+                    "--nnodes", str(len(a.ns)), "--node_rank",
+                    str(rank), "--nproc_per_node", "1", "--master_addr", a.master,
+                    "--master_port", str(port), os.path.join(HERE, "train_digits.py")]
+        else:
+            cmd += [os.path.join(HERE, "train_digits.py"), "--rank", str(rank), "--workers",
+                    str(len(a.ns)), "--master", "%s:%d" % (a.master, port)]
+        cmd += ["--backend", backend, "--epochs", str(a.epochs), "--json", out]
         if backend == "syncagtr":
             cmd += ["--switch-ip", a.switch_ip]
-        if backend != "gloo" and a.ctl:
-            cmd += ["--ctl", a.ctl]
-        if backend != "gloo":
-            cmd += a.extra
+        if backend in ("syncagtr", "atp"):  # the hook's; the inswitch group reads INSWITCH_*
+            cmd += (["--ctl", a.ctl] if a.ctl else []) + a.extra
         log = open(out + ".%d.log" % rank, "w")
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
     failed = []
@@ -73,6 +84,15 @@ def track(ref, run_):
     return worst, worst_at, over
 
 
+def via(r):
+    """How a run's gradients were summed."""
+    if "hook_calls" in r:
+        return "switch: %d buckets" % r["hook_calls"]
+    if r["backend"] == "inswitch":
+        return "%s: %d all_reduces" % (r["protocol"], r["comm"]["switch_calls"])
+    return "gloo allreduce (TCP)"
+
+
 def main(argv):
     p = argparse.ArgumentParser()
     p.add_argument("--ns", required=True, type=lambda s: s.split(","))
@@ -87,6 +107,7 @@ def main(argv):
     p.add_argument("--out", help="directory for the runs' JSON and logs (default: a new one)")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--check", action="store_true")
+    p.add_argument("--torchrun", action="store_true", help="start the workers under torchrun")
     a, a.extra = p.parse_known_args(argv)  # the rest goes to the inswitch runs' workers
     out = a.out or tempfile.mkdtemp(prefix="inswitch-train.")
     os.makedirs(out, exist_ok=True)
@@ -102,8 +123,7 @@ def main(argv):
             ("final loss", lambda r: "%.4f" % r["losses"][-1]),
             ("steps", lambda r: "%d" % r["steps"]),
             ("time per step", lambda r: "%.2f ms" % r["ms_per_step"]),
-            ("gradients via", lambda r: "switch: %d buckets" % r["hook_calls"]
-             if "hook_calls" in r else "gloo allreduce (TCP)")]
+            ("gradients via", via)]
     print("%-16s" % "" + "".join("%-24s" % n for n in names))
     for label, f in rows:
         print("%-16s" % label + "".join("%-24s" % f(res[n]) for n in names))

@@ -6,9 +6,16 @@ DistributedDataParallel. The gradients are averaged either by gloo's allreduce (
 workers: the reference) or through inswitch (--backend syncagtr: the inswitch.ddp hook), with
 the same seeds, model, data split and order, so the two runs differ only in how gradients are
 summed. --backend atp aggregates through an ATP app instead (its parameter server must be up).
+--backend inswitch runs the whole job on the inswitch torch.distributed backend (import
+inswitch.torch; configured by INSWITCH_* variables, docs/training.md) instead of gloo, no hook:
+the run differs from --backend gloo by the process group's name alone.
 
-  train_digits.py --rank R --workers N --master HOST:PORT --backend gloo|syncagtr|atp
+  train_digits.py --rank R --workers N --master HOST:PORT --backend gloo|syncagtr|atp|inswitch
                   [--switch-ip IP --ctl SOCKET] [--app A --dev IFACE] [--epochs E] [--json FILE]
+  torchrun ... train_digits.py --backend gloo|inswitch [--epochs E] [--json FILE]
+
+Without --rank, --workers and --master the rank, world size and rendezvous come from the
+environment torchrun sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT: init_method env://).
 
 Every worker prints its progress; rank 0 writes the run's figures (per-step loss, test
 accuracy, time per step, what went through the switch) to --json.
@@ -30,10 +37,13 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 def parse(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--rank", type=int, required=True)
-    p.add_argument("--workers", type=int, required=True)
-    p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous (TCP)")
-    p.add_argument("--backend", choices=("gloo", "syncagtr", "atp"), default="syncagtr")
+    p.add_argument("--rank", type=int, help="(default: $RANK, from torchrun)")
+    p.add_argument("--workers", type=int, help="(default: $WORLD_SIZE, from torchrun)")
+    p.add_argument("--master", help="HOST:PORT of rank 0's rendezvous (TCP; default: torchrun's "
+                   "env://)")
+    p.add_argument("--backend", choices=("gloo", "syncagtr", "atp", "inswitch"),
+                   default="syncagtr", help="gloo; gloo with the inswitch.ddp hook through "
+                   "SyncAgtr or ATP; or the inswitch process group")
     p.add_argument("--switch-ip", help="the SyncAgtr session's switch IP")
     p.add_argument("--ctl", help="inswitch's control socket (the workers register there)")
     p.add_argument("--session", type=int, default=1)
@@ -56,6 +66,13 @@ def parse(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", help="rank 0 writes the run's figures here")
     a = p.parse_args(argv)
+    if a.master is None and (a.rank is None or a.workers is None):
+        if "RANK" not in os.environ or "WORLD_SIZE" not in os.environ:
+            p.error("--rank, --workers and --master, or run under torchrun")
+        a.rank = int(os.environ["RANK"]) if a.rank is None else a.rank
+        a.workers = int(os.environ["WORLD_SIZE"]) if a.workers is None else a.workers
+    elif a.master is None or a.rank is None or a.workers is None:
+        p.error("--rank, --workers and --master go together")
     if a.backend == "syncagtr" and not a.switch_ip:
         p.error("--backend %s needs --switch-ip" % a.backend)
     if a.window is None:
@@ -95,14 +112,20 @@ def comm_hook(a, model):
 def main(argv):
     a = parse(argv)
     torch.set_num_threads(1)
-    host, port = a.master.rsplit(":", 1)
-    dist.init_process_group("gloo", init_method="tcp://%s:%s" % (host, port), rank=a.rank,
-                            world_size=a.workers)
+    init = "env://"
+    if a.master:
+        init = "tcp://%s:%s" % tuple(a.master.rsplit(":", 1))
+    group = "gloo"
+    if a.backend == "inswitch":
+        import inswitch.torch  # registers the backend
+
+        group = "inswitch"
+    dist.init_process_group(group, init_method=init, rank=a.rank, world_size=a.workers)
     torch.manual_seed(a.seed)
     (xtr, ytr), (xte, yte) = data(a.seed)
     net = nn.Sequential(nn.Linear(64, a.hidden), nn.ReLU(), nn.Linear(a.hidden, 10))
     model = DDP(net)
-    state = comm_hook(a, model) if a.backend != "gloo" else None
+    state = comm_hook(a, model) if a.backend in ("syncagtr", "atp") else None
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9)
     lossf = nn.CrossEntropyLoss()
     gb = a.batch * a.workers  # global batch
@@ -137,6 +160,9 @@ def main(argv):
         checked = out["comm"]["verified"]
         out["verified"] = None if not checked else checked == state.calls
         out["comm_threads"], out["comm_window"] = 1, a.window
+    elif a.backend == "inswitch":
+        out["comm"] = inswitch.torch.stats()  # the communicator's and the backend's counters
+        out["protocol"] = dist.distributed_c10d._get_default_group().protocol
     print("rank %d: %s, %d steps, test accuracy %.4f, %.2f ms/step"
           % (a.rank, a.backend, len(losses), acc, out["ms_per_step"]), file=sys.stderr)
     if a.json and a.rank == 0:
