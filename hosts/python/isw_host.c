@@ -33,7 +33,7 @@ struct isw_sa {
 	char rejoin[256]; /* the 'worker add' line, to register again after a reset */
 	int broken;
 	char broke[512]; /* why */
-	struct isw_stats st;
+	struct isw_host_stats st;
 };
 
 unsigned isw_host_api_version(void)
@@ -249,7 +249,7 @@ int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int
 	return verify ? sa_check(h, err, errlen) : 0;
 }
 
-void isw_sa_stats(const struct isw_sa *h, struct isw_stats *out)
+void isw_sa_stats(const struct isw_sa *h, struct isw_host_stats *out)
 {
 	*out = h->st;
 }
@@ -270,7 +270,7 @@ struct isw_atp {
 	struct atp_engine *e;
 	int broken;
 	char broke[512];
-	struct isw_stats st;
+	struct isw_host_stats st;
 };
 
 struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t errlen)
@@ -357,7 +357,7 @@ int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, i
 	return rc;
 }
 
-void isw_atp_stats(const struct isw_atp *h, struct isw_stats *out)
+void isw_atp_stats(const struct isw_atp *h, struct isw_host_stats *out)
 {
 	*out = h->st;
 }

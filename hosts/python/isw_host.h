@@ -57,7 +57,7 @@ struct isw_sa_params {
 	const char *transport; /* "auto" (NULL), "xdp" or "socket": hosts/README.md */
 };
 
-struct isw_stats {
+struct isw_host_stats {
 	uint64_t jobs;        /* allreduce calls that completed */
 	uint64_t elements;    /* elements they reduced */
 	uint64_t packets;     /* sent, resends included */
@@ -78,7 +78,7 @@ struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errl
 /* buf[0..count) := the sum over workers of their buf, in place. verify: see isw_host.c. */
 int isw_sa_allreduce(struct isw_sa *h, void *buf, uint64_t count, int dtype, int verify, char *err,
                      size_t errlen);
-void isw_sa_stats(const struct isw_sa *h, struct isw_stats *out);
+void isw_sa_stats(const struct isw_sa *h, struct isw_host_stats *out);
 void isw_sa_close(struct isw_sa *h);
 
 /* ATP worker parameters (atp-worker's options); 0 takes the default shown. */
@@ -109,7 +109,7 @@ struct isw_atp *isw_atp_open(const struct isw_atp_params *p, char *err, size_t e
  * (-EBADMSG, "saturated" or "wrong", when the result is not the sum). */
 int isw_atp_allreduce(struct isw_atp *h, void *buf, uint64_t count, int dtype, int verify,
                       char *err, size_t errlen);
-void isw_atp_stats(const struct isw_atp *h, struct isw_stats *out);
+void isw_atp_stats(const struct isw_atp *h, struct isw_host_stats *out);
 void isw_atp_close(struct isw_atp *h);
 
 #endif

@@ -21,7 +21,7 @@
  *       "syncagtr" or "atp"; allreduce, stats, close: the addresses of that protocol's
  *       isw_*_allreduce, isw_*_stats and isw_*_close; handle 0: no switch, everything to gloo
  *       (a group other than the default one).
- *   .stats() -> dict: the communicator's counters (isw_stats) and the backend's: switch_calls,
+ *   .stats() -> dict: the communicator's counters (isw_host_stats) and the backend's: switch_calls,
  *       switch_elements, copied (calls through a contiguous copy), fallbacks (all_reduces sent
  *       to gloo); .protocol, .verify.
  */
@@ -51,7 +51,7 @@ using c10d::ReduceOp;
 struct Comm {
 	std::string protocol;
 	std::function<int(void *, uint64_t, int, int, char *, size_t)> allreduce;
-	std::function<void(struct isw_stats *)> stats;
+	std::function<void(struct isw_host_stats *)> stats;
 	std::function<void()> close;
 };
 
@@ -60,7 +60,7 @@ Comm comm_bind(const std::string &protocol, uintptr_t handle, uintptr_t ar, uint
                uintptr_t cl)
 {
 	using ar_fn = int (*)(H *, void *, uint64_t, int, int, char *, size_t);
-	using st_fn = void (*)(const H *, struct isw_stats *);
+	using st_fn = void (*)(const H *, struct isw_host_stats *);
 	using cl_fn = void (*)(H *);
 	H *h = reinterpret_cast<H *>(handle);
 	auto a = reinterpret_cast<ar_fn>(ar);
@@ -71,7 +71,7 @@ Comm comm_bind(const std::string &protocol, uintptr_t handle, uintptr_t ar, uint
 	m.allreduce = [h, a](void *buf, uint64_t n, int dt, int v, char *err, size_t len) {
 		return a(h, buf, n, dt, v, err, len);
 	};
-	m.stats = [h, s](struct isw_stats *out) { s(h, out); };
+	m.stats = [h, s](struct isw_host_stats *out) { s(h, out); };
 	m.close = [h, c]() { c(h); };
 	return m;
 }
@@ -278,7 +278,7 @@ class ProcessGroupInswitch : public ProcessGroup
 	// The communicator's counters and the backend's.
 	py::dict stats()
 	{
-		struct isw_stats s = {};
+		struct isw_host_stats s = {};
 		if (has_comm_) {
 			std::lock_guard<std::mutex> l(comm_m_);
 			comm_.stats(&s);
