@@ -3,7 +3,7 @@
 # everything is already there, so it also works offline on a prepared machine.
 set -euo pipefail
 
-pkgs=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libpcap-dev libcmocka-dev
+pkgs=(gcc g++ pkg-config meson ninja-build libdpdk-dev dpdk libpcap-dev libcmocka-dev
       libbpf-dev libxdp-dev iproute2 nftables ethtool iputils-ping netcat-openbsd jq
       clang-format clang libclang-rt-14-dev python3-grpcio python3-yaml fortunes
       python3-numpy python3-torch python3-sklearn tshark dpdk-dev gnuplot-nox
