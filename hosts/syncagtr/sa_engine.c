@@ -57,8 +57,12 @@ struct sa_thread {
 	size_t off, len;
 	uint64_t blocks, total, done, next_deadline, last_progress;
 	struct host_rtt rtt; /* round trips of packets answered at their first send; back-off */
-	int barrier;         /* this job is sa_engine_barrier's */
-	uint64_t end;        /* ns, when the thread finished the job */
+	/* RACK (rack_resend): the latest send of a packet answered at its first send, and
+	 * whether it moved since the window was last looked at */
+	uint64_t rack_tx;
+	int rack_moved;
+	int barrier;  /* this job is sa_engine_barrier's */
+	uint64_t end; /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
 	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_engine_checksums) */
 	/*
@@ -454,6 +458,10 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 		t->st.stale_state++; /* an earlier run's result: wait for a reset */
 		return;
 	}
+	if (!e->tries && e->last_tx > t->rack_tx) {
+		t->rack_tx = e->last_tx;
+		t->rack_moved = 1;
+	}
 	if (t->barrier) {
 		e->active = 0;
 		t->st.results++;
@@ -511,6 +519,33 @@ static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
 		e->tries++;
 	tx_queue(t, e->k);
 	t->st.retransmits++;
+}
+
+/*
+ * Loss detection by the order of answers (RACK, RFC 8985, as TCP has it): every worker sends a
+ * thread's packets in order and the switch completes a slot when the last worker's packet for
+ * it arrives, so on FIFO paths the answers come back in the order the packets went out. A
+ * packet still waiting when one sent more than a quarter round trip after it has been answered
+ * (at its first send: no ambiguity) was lost, or its answer was: it is resent now, without
+ * waiting for its timeout. A resend for a slot that still waits on another worker's lost packet
+ * is dropped at the switch (sa-retx-pending), and that worker resends its own. Reordering in
+ * the network costs a spurious resend, which the switch answers from its shadow copy or drops.
+ * Looked at once per receive burst, not per answer.
+ */
+static void rack_resend(struct sa_thread *t, uint64_t now)
+{
+	const struct sa_engine_cfg *c = &t->w->cfg;
+	uint64_t reo = t->rtt.srtt / 4;
+
+	t->rack_moved = 0;
+	for (unsigned i = 0; i < c->window; i++) {
+		struct sa_win *e = &t->win[i];
+
+		if (e->active && !e->held && e->last_tx + reo < t->rack_tx) {
+			resend(t, e, now);
+			t->st.rack_resends++;
+		}
+	}
 }
 
 /*
@@ -678,6 +713,8 @@ static int thread_loop(struct sa_thread *t)
 		/* Only with the receive queue read to the end: an answer waiting in it is late,
 		 * not lost (a thread descheduled for a while finds both its answers and its
 		 * deadlines past). */
+		if (t->rack_moved)
+			rack_resend(t, now);
 		if (now >= t->next_deadline && n < (int)BATCH)
 			check_timeouts(t, now);
 		tx_flush(t);
@@ -740,6 +777,7 @@ void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
 {
 	sum->packets += a->packets;
 	sum->retransmits += a->retransmits;
+	sum->rack_resends += a->rack_resends;
 	sum->results += a->results;
 	sum->duplicates += a->duplicates;
 	sum->stale += a->stale;

@@ -168,15 +168,16 @@ void sa_checksum_add(uint32_t ck[2], const uint32_t *restrict posw, const uint8_
 /* ---- engine ---- */
 
 struct sa_stats {
-	uint64_t packets;     /* sent, retransmissions included */
-	uint64_t retransmits; /* resent after a timeout */
-	uint64_t results;     /* accepted results */
-	uint64_t duplicates;  /* results for a packet already completed */
-	uint64_t stale;       /* results of another job number */
-	uint64_t bad;         /* not SwitchML, wrong size, or pool index not matching the tsi */
-	uint64_t held;        /* packets that waited for the guard time */
-	uint64_t stale_state; /* barrier results with wrong sums: slots holding an earlier run */
-	double srtt_ms;       /* smoothed round trip at the end (max over threads and jobs) */
+	uint64_t packets;      /* sent, retransmissions included */
+	uint64_t retransmits;  /* resent: after a timeout, or found lost by rack_resends */
+	uint64_t rack_resends; /* ... of them, on a later packet's answer (RACK), not a timeout */
+	uint64_t results;      /* accepted results */
+	uint64_t duplicates;   /* results for a packet already completed */
+	uint64_t stale;        /* results of another job number */
+	uint64_t bad;          /* not SwitchML, wrong size, or pool index not matching the tsi */
+	uint64_t held;         /* packets that waited for the guard time */
+	uint64_t stale_state;  /* barrier results with wrong sums: slots holding an earlier run */
+	double srtt_ms;        /* smoothed round trip at the end (max over threads and jobs) */
 	double seconds;
 };
 

@@ -392,15 +392,15 @@ static void print_json(const struct opts *o, const struct sa_stats *s, const str
 	printf("{\"rank\":%u,\"workers\":%u,\"transport\":\"%s\",\"type\":\"%s\",\"elems\":%zu,"
 	       "\"elems_per_packet\":%u,"
 	       "\"threads\":%u,\"window\":%u,\"repeat\":%u,\"packets\":%" PRIu64
-	       ",\"results\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"duplicates\":%" PRIu64
-	       ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"held\":%" PRIu64
-	       ",\"stale_state\":%" PRIu64
+	       ",\"results\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"rack_resends\":%" PRIu64
+	       ",\"duplicates\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64
+	       ",\"held\":%" PRIu64 ",\"stale_state\":%" PRIu64
 	       ",\"srtt_ms\":%.3f,\"seconds\":%.6f,\"goodput_gbps\":%.4f",
 	       o->cfg.rank, o->cfg.workers, o->transport,
 	       o->cfg.type == SA_INT32 ? "int32" : "float32", o->count, o->cfg.elems,
 	       o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results, s->retransmits,
-	       s->duplicates, s->stale, s->bad, s->held, s->stale_state, s->srtt_ms, s->seconds,
-	       gbps);
+	       s->rack_resends, s->duplicates, s->stale, s->bad, s->held, s->stale_state,
+	       s->srtt_ms, s->seconds, gbps);
 	if (!o->no_barrier)
 		printf(",\"barrier_seconds\":%.6f", o->barrier_s);
 	printf(",\"verify\":%s", o->verify ? "true" : "false");

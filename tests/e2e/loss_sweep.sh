@@ -10,7 +10,9 @@
 #   - the PS's fallback share (frames the PS aggregated itself, over all it received) at most
 #     0.01 / 0.3 / 0.7 / 0.85 / 0.05 (0 / 1 / 5 / 10 % / reorder);
 #   - the data share (seqs the PS completed, over all seqs) at most 0 / 0.1 / 0.3 / 0.5 / 0.02;
-#   - its time (slowest worker) at most SWEEP_RATIO (4) times SyncAgtr's, plus a second.
+#   - its time (slowest worker) at most SWEEP_RATIO (12) times SyncAgtr's, plus 5 s: not a
+#     timing claim (the figures are docs/atp.md's, measured in this test's output), a bound on
+#     a recovery gone pathological (a loss costing seconds), loose enough for a loaded host.
 #   loss_sweep.sh BUILD_DIR    (SWEEP_CASES="0 1" runs only those;
 #                               SWEEP_COUNT=4Mi int32 values per job;
 #                               SWEEP_KEEP=DIR keeps every tool's JSON and stderr there)
@@ -26,7 +28,7 @@ atpps=$build/hosts/atp/atp-ps
 isw_need_tools "$sa" "$atpw" "$atpps"
 CASES=${SWEEP_CASES:-0 1 5 10 reorder}
 COUNT=${SWEEP_COUNT:-4Mi}
-RATIO=${SWEEP_RATIO:-4}
+RATIO=${SWEEP_RATIO:-12}
 # The bounds: ATP at 1% loss stays mostly in the switch.
 declare -A FALLBACK=([0]=0.01 [1]=0.3 [5]=0.7 [10]=0.85 [reorder]=0.05)
 declare -A DATA=([0]=0 [1]=0.1 [5]=0.3 [10]=0.5 [reorder]=0.02)
@@ -132,8 +134,8 @@ for k in $CASES; do
 		fails+=("with ${FAULTS[$k]}: ATP's fallback share $fb is above ${FALLBACK[$k]}")
 	awk -v f="$data" -v b="${DATA[$k]}" 'BEGIN { exit !(f <= b) }' ||
 		fails+=("with ${FAULTS[$k]}: the PS completed a share $data of ATP's seqs, above ${DATA[$k]}")
-	awk -v a="$t_atp" -v s="$t_sa" -v r="$RATIO" 'BEGIN { exit !(a <= r * s + 1) }' ||
-		fails+=("with ${FAULTS[$k]}: ATP took $t_atp s, more than $RATIO x SyncAgtr's $t_sa s + 1 s")
+	awk -v a="$t_atp" -v s="$t_sa" -v r="$RATIO" 'BEGIN { exit !(a <= r * s + 5) }' ||
+		fails+=("with ${FAULTS[$k]}: ATP took $t_atp s, more than $RATIO x SyncAgtr's $t_sa s + 5 s")
 	ISW_CASES_DONE=$((ISW_CASES_DONE + 1))
 done
 # every case ran to its end (lib.sh, isw_cases)
