@@ -12,7 +12,8 @@
 # A run: 2 warm-up steps, then --steps timed steps (the slowest rank's time of each); its time
 # per step is the median of those. The report: per backend, min / median / max over the runs of
 # that time, the ratio of medians to gloo's, and the loss curves' largest difference from gloo's
-# (the same seeds and data: only the gradient sums' rounding differs), against the bound
+# of the same round (gloo's: from its first run's), the same seeds and data, so only the
+# gradient sums' rounding differs; against the bound
 # docs/training.md gives for the digits model (1e-3). To stdout and bench/out/train.txt; the
 # raw figures in bench/out/train.tsv (run, backend, step, seconds, loss); a plot (time per step
 # of every run, and the loss curves) in bench/out/train.png. A benchmark, not a test: it prints.
@@ -113,11 +114,12 @@ print("bench/train.sh: %s runs of %s timed steps, MLP of %s; time per step (the 
       "steps), over the runs:" % (sys.argv[2], sys.argv[3], "10.4 M parameters"))
 print("%-10s %9s %9s %9s %9s   %s" % ("backend", "min s", "median s", "max s", "x gloo",
                                       "largest |loss - gloo's loss| over steps and runs"))
+# each run's losses against gloo's of the same round; gloo's against its first run's
 ref = {run: [l for _, l in v] for (b, run), v in runs.items() if b == "gloo"}
 for b in ("gloo", "syncagtr", "atp"):
     m = med[b]
-    d = max(abs(l - ref[run][i]) for (bb, run), v in runs.items() if bb == b
-            for i, (_, l) in enumerate(v))
+    d = max(abs(l - ref["1" if b == "gloo" else run][i]) for (bb, run), v in runs.items()
+            if bb == b for i, (_, l) in enumerate(v))
     print("%-10s %9.3f %9.3f %9.3f %9.2f   %.2e" % (b, min(m), statistics.median(m), max(m),
                                                   statistics.median(m) / gloo, d))
 EOF
