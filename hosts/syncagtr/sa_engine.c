@@ -61,6 +61,7 @@ struct sa_thread {
 	 * whether it moved since the window was last looked at */
 	uint64_t rack_tx;
 	int rack_moved;
+	unsigned reo_wider; /* quarter round trips the reordering window grew by: 0..3 */
 	int barrier;  /* this job is sa_engine_barrier's */
 	uint64_t end; /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
@@ -446,7 +447,10 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	}
 	e = &t->win[win_pos(t, k)];
 	if (!e->active || e->k > k) {
+		/* A resend was answered twice: it was not lost, only late or overtaken. */
 		t->st.duplicates++;
+		if (t->reo_wider < 3)
+			t->reo_wider++;
 		return;
 	}
 	sa_slot_map(t->tid, c->window, t->shift, k, &slot, &set);
@@ -523,11 +527,15 @@ static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
 
 /*
  * Loss detection by the order of answers (RACK, RFC 8985, as TCP has it): every worker sends a
- * thread's packets in order and the switch completes a slot when the last worker's packet for
- * it arrives, so on FIFO paths the answers come back in the order the packets went out. A
- * packet still waiting when one sent more than a quarter round trip after it has been answered
- * (at its first send: no ambiguity) was lost, or its answer was: it is resent now, without
- * waiting for its timeout. A resend for a slot that still waits on another worker's lost packet
+ * thread's packets in the order their slots free, and the switch completes a slot when the last
+ * worker's packet for it arrives, so on FIFO paths the answers come back in about the order the
+ * packets went out. About: a worker holds a packet back for the guard (guard_ms after the last
+ * transmission on its slot) where another does not, and the slot it holds completes after
+ * later ones. So a packet still waiting when one sent more than a quarter round trip plus the
+ * guard after it has been answered (at its first send: no ambiguity) was lost, or its answer
+ * was: it is resent now, without waiting for its timeout. Each duplicate answer (a resend that
+ * was not needed) widens the window by another quarter round trip, up to a whole one, as
+ * RFC 8985 widens its own on the evidence of a spurious resend. A resend for a slot that still waits on another worker's lost packet
  * is dropped at the switch (sa-retx-pending), and that worker resends its own. Reordering in
  * the network costs a spurious resend, which the switch answers from its shadow copy or drops.
  * Looked at once per receive burst, not per answer.
@@ -535,7 +543,7 @@ static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
 static void rack_resend(struct sa_thread *t, uint64_t now)
 {
 	const struct sa_engine_cfg *c = &t->w->cfg;
-	uint64_t reo = t->rtt.srtt / 4;
+	uint64_t reo = t->rtt.srtt * (1 + t->reo_wider) / 4 + (uint64_t)c->guard_ms * 1000000u;
 
 	t->rack_moved = 0;
 	for (unsigned i = 0; i < c->window; i++) {

@@ -152,7 +152,9 @@ case_a() {
 	first=$(cat "$ISW_TMP"/a.*.json | jq -s -c 'map(.packets - .retransmits + 4 * 64) | unique')
 	# the barrier's resends: frames beyond its first sends and the job's packets
 	bretx=$((frames - bar - $(cat "$ISW_TMP"/a.*.json | jq -s 'map(.packets) | add')))
-	echo "(a) workers sent $frames frames ($retx resends in the job, $bretx in the barrier;" \
+	echo "(a) workers sent $frames frames ($retx resends in the job, of them" \
+		"$(cat "$ISW_TMP"/a.*.json | jq -s 'map(.rack_resends) | add') on the order of answers;" \
+		"$bretx in the barrier;" \
 		"$dups duplicate results; rounds per worker $first); switch session 1:" \
 		"$(echo "$c" | jq -c '{pkts, completions, retransmits, drop_retx_pending}'); drops $drops" \
 		"(warm-up's resends: $(cat "$ISW_TMP"/w.*.json | jq -s 'map(.retransmits) | add'))"
