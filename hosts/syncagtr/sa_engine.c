@@ -61,7 +61,7 @@ struct sa_thread {
 	 * whether it moved since the window was last looked at */
 	uint64_t rack_tx;
 	int rack_moved;
-	unsigned reo_wider; /* quarter round trips the reordering window grew by: 0..3 */
+	unsigned reo_wider; /* quarter round trips the reordering window grew by: 0..4 */
 	int barrier;  /* this job is sa_engine_barrier's */
 	uint64_t end; /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
@@ -449,7 +449,7 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	if (!e->active || e->k > k) {
 		/* A resend was answered twice: it was not lost, only late or overtaken. */
 		t->st.duplicates++;
-		if (t->reo_wider < 3)
+		if (t->reo_wider < 4)
 			t->reo_wider++;
 		return;
 	}
@@ -531,11 +531,13 @@ static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
  * worker's packet for it arrives, so on FIFO paths the answers come back in about the order the
  * packets went out. About: a worker holds a packet back for the guard (guard_ms after the last
  * transmission on its slot) where another does not, and the slot it holds completes after
- * later ones. So a packet still waiting when one sent more than a quarter round trip plus the
- * guard after it has been answered (at its first send: no ambiguity) was lost, or its answer
- * was: it is resent now, without waiting for its timeout. Each duplicate answer (a resend that
- * was not needed) widens the window by another quarter round trip, up to a whole one, as
- * RFC 8985 widens its own on the evidence of a spurious resend. A resend for a slot that still waits on another worker's lost packet
+ * later ones, and a worker's own sends of two slots can be further apart than the round trip
+ * when its thread is descheduled between them. So a packet still waiting when one sent more
+ * than a round trip plus the guard after it has been answered (at its first send: no ambiguity)
+ * was lost, or its answer was: it is resent now, well before its timeout (whose floor is a
+ * host's scheduling delay). Each duplicate answer (a resend that was not needed) widens the
+ * window by another quarter round trip, up to two, as RFC 8985 widens its own on the evidence
+ * of a spurious resend. A resend for a slot that still waits on another worker's lost packet
  * is dropped at the switch (sa-retx-pending), and that worker resends its own. Reordering in
  * the network costs a spurious resend, which the switch answers from its shadow copy or drops.
  * Looked at once per receive burst, not per answer.
@@ -543,7 +545,7 @@ static void resend(struct sa_thread *t, struct sa_win *e, uint64_t now)
 static void rack_resend(struct sa_thread *t, uint64_t now)
 {
 	const struct sa_engine_cfg *c = &t->w->cfg;
-	uint64_t reo = t->rtt.srtt * (1 + t->reo_wider) / 4 + (uint64_t)c->guard_ms * 1000000u;
+	uint64_t reo = t->rtt.srtt * (4 + t->reo_wider) / 4 + (uint64_t)c->guard_ms * 1000000u;
 
 	t->rack_moved = 0;
 	for (unsigned i = 0; i < c->window; i++) {
