@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "atp_engine.h"
 #include "atp_check.h"
 #include "atp_session.h"

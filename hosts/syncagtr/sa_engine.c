@@ -62,8 +62,8 @@ struct sa_thread {
 	uint64_t rack_tx;
 	int rack_moved;
 	unsigned reo_wider; /* quarter round trips the reordering window grew by: 0..4 */
-	int barrier;  /* this job is sa_engine_barrier's */
-	uint64_t end; /* ns, when the thread finished the job */
+	int barrier;        /* this job is sa_engine_barrier's */
+	uint64_t end;       /* ns, when the thread finished the job */
 	int32_t bvals[SA_ELEMS_MAX];
 	uint32_t ck_sent[3], ck_got[3]; /* this job's checksums (sa_engine_checksums) */
 	/*
