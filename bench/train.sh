@@ -17,21 +17,25 @@
 # docs/training.md gives for the digits model (1e-3). To stdout and bench/out/train.txt; the
 # raw figures in bench/out/train.tsv (run, backend, step, seconds, loss); a plot (time per step
 # of every run, and the loss curves) in bench/out/train.png. A benchmark, not a test: it prints.
-# usage: bench/train.sh [--runs N] [--steps S] [--build DIR] [-- train_mlp.py options]
+# --only "B1 B2": only those backends (gloo is always run: the ratios are to it).
+# usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--build DIR]
+#                       [-- train_mlp.py options]
 # Needs root (namespaces, AF_XDP). About 1-2 min a run of the three on a 2-vCPU VM.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=3
 STEPS=10
 BUILD=""
+ONLY="syncagtr atp"
 EXTRA=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=$2; shift 2 ;;
 	--steps) STEPS=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
 	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
 	--) shift; EXTRA=("$@"); break ;;
-	*) echo "usage: bench/train.sh [--runs N] [--steps S] [--build DIR] [-- train_mlp.py options]" >&2; exit 2 ;;
+	*) echo "usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--build DIR] [-- train_mlp.py options]" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench/train.sh needs root (namespaces)" >&2; exit 1; }
@@ -56,7 +60,7 @@ ls "$BUILD"/hosts/python/_c10d.cpython-*.so >/dev/null 2>&1 ||
 N=4
 # both pipelines at once (SyncAgtr's UDP and ATP's EtherType never meet), which together take
 # more stateful ALUs than the tofino2 profile has: the unlimited profile (docs/asic-model.md)
-isw_train_up "$BUILD" $N --profile unlimited --pipeline atp
+isw_train_up "$BUILD" $N --profile unlimited --pipeline atp ${ISW_SWITCH_ARGS:-}
 log "inswitch on $ISW_DRIVER ports"
 isw_ctl atp app add 1 workers $N ports "$(seq -s, 0 $((N - 1)))" ps $N >/dev/null
 isw_atp_ps 5 --app 1 --workers $N || isw_fail "no parameter server"
@@ -95,7 +99,7 @@ run_one() {
 }
 
 for ((run = 1; run <= RUNS; run++)); do
-	for b in gloo syncagtr atp; do
+	for b in gloo $ONLY; do
 		run_one $run $b
 	done
 done
@@ -117,6 +121,8 @@ print("%-10s %9s %9s %9s %9s   %s" % ("backend", "min s", "median s", "max s", "
 # each run's losses against gloo's of the same round; gloo's against its first run's
 ref = {run: [l for _, l in v] for (b, run), v in runs.items() if b == "gloo"}
 for b in ("gloo", "syncagtr", "atp"):
+    if b not in med:
+        continue
     m = med[b]
     d = max(abs(l - ref["1" if b == "gloo" else run][i]) for (bb, run), v in runs.items()
             if bb == b for i, (_, l) in enumerate(v))
@@ -134,11 +140,11 @@ set xlabel "run"
 set xtics 1
 set ylabel "time per step (s), each timed step"
 set key top left
-plot for [b in "gloo syncagtr atp"] "$TSV" every ::1 using (strcol(2) eq b ? \$1 + 0.1 * (b eq "syncagtr") + 0.2 * (b eq "atp") : 1/0):4 with points title b
+plot for [b in "gloo $ONLY"] "$TSV" every ::1 using (strcol(2) eq b ? \$1 + 0.1 * (b eq "syncagtr") + 0.2 * (b eq "atp") : 1/0):4 with points title b
 set xlabel "step"
 set xtics auto
 set ylabel "loss (rank 0's batch), run 1"
-plot for [b in "gloo syncagtr atp"] "$TSV" every ::1 using (strcol(2) eq b && \$1 == 1 ? \$3 : 1/0):5 with linespoints title b
+plot for [b in "gloo $ONLY"] "$TSV" every ::1 using (strcol(2) eq b && \$1 == 1 ? \$3 : 1/0):5 with linespoints title b
 unset multiplot
 EOF
 log "plot: $OUT/train.png"
