@@ -216,6 +216,48 @@ static void test_float_roundtrip(void **state)
 		assert_true(fabs((double)y[i] - x[i]) <= sa_f32_bound(x[i], s, 1));
 }
 
+/* What the packet loop writes, value by value, is nearbyint's rounding clamped to the workers'
+ * share, NaN as 0, big-endian: ties (both parities), both clamps, infinities, NaNs, denormals
+ * and zeros of both signs, at every position of a 256-value packet (the vector loop's body and
+ * its tail). */
+static void test_put_f32_reference(void **state)
+{
+	float x[SA_ELEMS_MAX];
+	uint8_t buf[SA_PAYLOAD_LEN(SA_ELEMS_MAX)];
+	const unsigned workers = 4;
+	double s = sa_scale(0, workers), lim = (double)(INT32_MAX / (int32_t)workers);
+	const float special[] = {0.0f, -0.0f, NAN,  -NAN,  INFINITY,  -INFINITY, 1e-40f, -1e-40f,
+	                         1.0f, -1.0f, 2.0f, -2.0f, 0.999999f, 1e30f,     -1e30f};
+	struct sa_pkt p;
+
+	(void)state;
+	for (unsigned shift = 0; shift < 8; shift++) {
+		for (unsigned i = 0; i < SA_ELEMS_MAX; i++) {
+			unsigned k = i + shift;
+			if (k % 3 == 0)
+				x[i] = special[k % (sizeof(special) / sizeof(special[0]))];
+			else /* k + 0.5 units of the scale: a tie, rounded to the even neighbour */
+				x[i] = (float)(((double)(k % 41) - 20.5) / s);
+		}
+		for (unsigned n = SA_ELEMS_MAX - 7; n <= SA_ELEMS_MAX; n += 7) {
+			sa_pkt_put_hdr(buf, SA_ELEMS_MAX, 0, 0, 0, 0, 0);
+			sa_pkt_put_f32(buf, x, n, SA_ELEMS_MAX, s, workers);
+			assert_int_equal(sa_pkt_parse(buf, sizeof(buf), SA_ELEMS_MAX, &p), 0);
+			for (unsigned i = 0; i < SA_ELEMS_MAX; i++) {
+				double v = i < n ? nearbyint((double)x[i] * s) : 0.0;
+				v = v != v ? 0.0 : v > lim ? lim : v < -lim ? -lim : v;
+				const uint8_t *w = p.values + 4 * i;
+				uint32_t got = (uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 |
+				               (uint32_t)w[2] << 8 | w[3];
+				assert_int_equal((int32_t)got, (int32_t)v);
+				if (i < n)
+					assert_int_equal((int32_t)got,
+					                 sa_quantise(x[i], s, workers));
+			}
+		}
+	}
+}
+
 static void test_gen_deterministic(void **state)
 {
 	int zeros = 0, negs = 0;
@@ -1248,6 +1290,7 @@ int main(void)
 	        cmocka_unit_test_setup(test_slice, knobs_reset),
 	        cmocka_unit_test_setup(test_pkt_build, knobs_reset),
 	        cmocka_unit_test_setup(test_float_roundtrip, knobs_reset),
+	        cmocka_unit_test_setup(test_put_f32_reference, knobs_reset),
 	        cmocka_unit_test_setup(test_gen_deterministic, knobs_reset),
 	        cmocka_unit_test_setup(test_verify, knobs_reset),
 	        cmocka_unit_test_setup(test_config, knobs_reset),
