@@ -17,9 +17,10 @@
 # docs/training.md gives for the digits model (1e-3). To stdout and bench/out/train.txt; the
 # raw figures in bench/out/train.tsv (run, backend, step, seconds, loss); a plot (time per step
 # of every run, and the loss curves) in bench/out/train.png. A benchmark, not a test: it prints.
-# --only "B1 B2": only those backends (gloo is always run: the ratios are to it).
-# usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--build DIR]
-#                       [-- train_mlp.py options]
+# --only "B1 B2": only those backends (gloo is always run: the ratios are to it); --switch
+# "OPTIONS": more daemon options for the switch (e.g. "--idle-sleep-us 1000").
+# usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--switch OPTIONS]
+#                       [--build DIR] [-- train_mlp.py options]
 # Needs root (namespaces, AF_XDP). About 1-2 min a run of the three on a 2-vCPU VM.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,15 +28,17 @@ RUNS=3
 STEPS=10
 BUILD=""
 ONLY="syncagtr atp"
+SWITCH=""
 EXTRA=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=$2; shift 2 ;;
 	--steps) STEPS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
+	--switch) SWITCH=$2; shift 2 ;;
 	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
 	--) shift; EXTRA=("$@"); break ;;
-	*) echo "usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--build DIR] [-- train_mlp.py options]" >&2; exit 2 ;;
+	*) echo "usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--switch OPTIONS] [--build DIR] [-- train_mlp.py options]" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench/train.sh needs root (namespaces)" >&2; exit 1; }
@@ -60,7 +63,7 @@ ls "$BUILD"/hosts/python/_c10d.cpython-*.so >/dev/null 2>&1 ||
 N=4
 # both pipelines at once (SyncAgtr's UDP and ATP's EtherType never meet), which together take
 # more stateful ALUs than the tofino2 profile has: the unlimited profile (docs/asic-model.md)
-isw_train_up "$BUILD" $N --profile unlimited --pipeline atp ${ISW_SWITCH_ARGS:-}
+isw_train_up "$BUILD" $N --profile unlimited --pipeline atp $SWITCH
 log "inswitch on $ISW_DRIVER ports"
 isw_ctl atp app add 1 workers $N ports "$(seq -s, 0 $((N - 1)))" ps $N >/dev/null
 isw_atp_ps 5 --app 1 --workers $N || isw_fail "no parameter server"

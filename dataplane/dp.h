@@ -45,8 +45,9 @@ struct isw_dp {
 	uint16_t burst;
 	bool running; /* workers launched */
 	volatile bool quit;
-	uint64_t idle_exit_tsc; /* 0 = never; else quit after this long without traffic */
-	bool replay_ordered;    /* --replay-ordered: one frame at a time, in capture order */
+	uint64_t idle_exit_tsc;  /* 0 = never; else quit after this long without traffic */
+	uint64_t idle_sleep_tsc; /* --idle-sleep-us: 0 = poll always; else the longest nap */
+	bool replay_ordered;     /* --replay-ordered: one frame at a time, in capture order */
 	struct rte_mempool *pool;
 	struct rte_rcu_qsbr *rcu;
 	struct isw_worker *workers[ISW_MAX_WORKERS];
@@ -57,6 +58,7 @@ struct isw_dp {
 	struct isw_stats baseline;
 	struct isw_worker_base {
 		uint64_t polls, busy_polls, handoff_out, handoff_in, backpressure;
+		uint64_t naps, tsc_nap;
 		uint64_t tsc_loop, tsc_busy, tsc_rx, tsc_tx;
 		uint64_t run_ns, wait_ns; /* isw_worker_sched() at the reset */
 	} worker_base[ISW_MAX_WORKERS];

@@ -412,6 +412,11 @@ static void stats_json(struct isw_json *j)
 		isw_json_u64(j, "handoff_out", ws->handoff_out - b->handoff_out);
 		isw_json_u64(j, "handoff_in", ws->handoff_in - b->handoff_in);
 		isw_json_u64(j, "backpressure", ws->backpressure - b->backpressure);
+		/* --idle-sleep-us: naps taken, and the share of the time spent in them */
+		isw_json_u64(j, "naps", ws->naps - b->naps);
+		isw_json_dbl(j, "napped_pct",
+		             pct2(ws->tsc_nap - b->tsc_nap,
+		                  (uint64_t)(isw_stats_elapsed() * (double)rte_get_tsc_hz())));
 		isw_json_obj_close(j);
 	}
 	isw_json_arr_close(j);

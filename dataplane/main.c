@@ -39,6 +39,7 @@ struct opts {
 	const char *profile;
 	unsigned mbufs;
 	unsigned idle_ms;
+	unsigned nap_us;
 	bool strict;
 	bool final_json;
 	bool replay_ordered;
@@ -62,6 +63,8 @@ static void usage(const char *prog)
 	       "  --rx-desc N/--tx-desc N  ring sizes (default 1024)\n"
 	       "  --no-promisc          leave ports out of promiscuous mode\n"
 	       "  --exit-when-idle MS   stop once no packet has moved for MS milliseconds\n"
+	       "  --idle-sleep-us US    let an idle worker sleep, up to US microseconds a nap\n"
+	       "                        (1..10000; default: poll without pause)\n"
 	       "  --replay-ordered      pcap regression: take the frames of every port's rx_pcap\n"
 	       "                        one at a time in capture timestamp order (one worker)\n"
 	       "  --final-json          print the final counters as one JSON line\n"
@@ -103,6 +106,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		O_TXD,
 		O_NOPROMISC,
 		O_IDLE,
+		O_NAP,
 		O_JSON,
 		O_XDP_SHARED,
 		O_ORDERED,
@@ -121,6 +125,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	        {"tx-desc", required_argument, NULL, O_TXD},
 	        {"no-promisc", no_argument, NULL, O_NOPROMISC},
 	        {"exit-when-idle", required_argument, NULL, O_IDLE},
+	        {"idle-sleep-us", required_argument, NULL, O_NAP},
 	        {"final-json", no_argument, NULL, O_JSON},
 	        {"xdp-shared", required_argument, NULL, O_XDP_SHARED},
 	        {"replay-ordered", no_argument, NULL, O_ORDERED},
@@ -180,6 +185,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_IDLE:
 			if (parse_uint(optarg, "--exit-when-idle", 1, 3600000, &o->idle_ms) < 0)
+				return -EINVAL;
+			break;
+		case O_NAP:
+			if (parse_uint(optarg, "--idle-sleep-us", 1, 10000, &o->nap_us) < 0)
 				return -EINVAL;
 			break;
 		case O_JSON:
@@ -462,6 +471,7 @@ int main(int argc, char **argv)
 
 	if (o.idle_ms)
 		isw_dp.idle_exit_tsc = rte_get_tsc_hz() / 1000 * o.idle_ms;
+	isw_dp.idle_sleep_tsc = rte_get_tsc_hz() / 1000000 * o.nap_us;
 	isw_stats_reset();
 	isw_dp.startup.eal_s = t_eal - t_main;
 	isw_dp.startup.ports_s = t_ports - t_eal;

@@ -51,7 +51,9 @@ void isw_stats_reset(void)
 		                              .tsc_loop = s->tsc_loop,
 		                              .tsc_busy = s->tsc_busy,
 		                              .tsc_rx = s->tsc_rx,
-		                              .tsc_tx = s->tsc_tx};
+		                              .tsc_tx = s->tsc_tx,
+		                              .naps = s->naps,
+		                              .tsc_nap = s->tsc_nap};
 		(void)isw_worker_sched(isw_dp.workers[i], &b->run_ns, &b->wait_ns);
 		/* A maximum has no baseline: restart it. The worker may write back a deeper value
 		 * it read just before; either is a depth its queue had. */

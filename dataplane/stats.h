@@ -60,6 +60,10 @@ struct isw_stats {
 	uint64_t tsc_tx;
 	uint64_t strict_multi_access;
 	uint64_t strict_recirc_over;
+	/* --idle-sleep-us: the naps an idle worker took, and their length (TSC cycles, as
+	 * measured around the sleep: what the worker gave to other threads) */
+	uint64_t naps;
+	uint64_t tsc_nap;
 } __rte_cache_aligned;
 
 /* Sum of every worker's counters minus the baseline of the last reset. */

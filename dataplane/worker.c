@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker loop: poll, run the chain on each packet, drain the inbox, transmit. */
 
+#include <sys/prctl.h>
+#include <time.h>
+
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf_dyn.h>
@@ -334,6 +337,33 @@ static bool all_idle(uint64_t now)
 	return true;
 }
 
+/*
+ * --idle-sleep-us: a worker that has moved nothing for a while naps, so a switch that shares its
+ * server (with the training job it serves, on a small machine) gives the CPU back between bursts,
+ * as OVS's pmd-sleep-max does. The nap is a quarter of the time idle so far, from ISW_NAP_MIN_NS
+ * up to the configured cap: a worker idle for long sleeps the cap, one idle for a moment does
+ * not sleep, and the first packet of a burst waits at most the cap (plus the kernel's wake-up).
+ * Never while packets moved, a peer's inbox pushed back, or a shaper or fault queue holds
+ * packets (those set last_active). One syscall per nap, none per packet.
+ */
+#define ISW_NAP_MIN_NS 10000u
+
+static void idle_nap(struct isw_worker *w, uint64_t now)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t want = (now - w->last_active) / 4;
+	if (want > isw_dp.idle_sleep_tsc)
+		want = isw_dp.idle_sleep_tsc;
+	uint64_t ns = want * 1000000000u / hz;
+	if (ns < ISW_NAP_MIN_NS)
+		return;
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ns};
+	rte_rcu_qsbr_quiescent(isw_dp.rcu, w->index);
+	nanosleep(&ts, NULL);
+	w->stats.naps++;
+	w->stats.tsc_nap += rte_get_tsc_cycles() - now;
+}
+
 int isw_worker_main(void *arg)
 {
 	struct isw_worker *w = arg;
@@ -346,6 +376,9 @@ int isw_worker_main(void *arg)
 	rte_rcu_qsbr_thread_register(isw_dp.rcu, w->index);
 	rte_rcu_qsbr_thread_online(isw_dp.rcu, w->index);
 	w->last_active = rte_get_tsc_cycles();
+	/* The kernel rounds a nap up by the thread's timer slack (50 us by default): ask for 1. */
+	if (isw_dp.idle_sleep_tsc)
+		(void)prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
 	const uint64_t tsc_per_ms = rte_get_tsc_hz() / 1000 ? rte_get_tsc_hz() / 1000 : 1;
 
 	while (!isw_dp.quit) {
@@ -391,6 +424,8 @@ int isw_worker_main(void *arg)
 			w->stats.busy_polls++;
 		else if (isw_dp.idle_exit_tsc && w->index == 0 && all_idle(now))
 			isw_dp.quit = true;
+		else if (isw_dp.idle_sleep_tsc)
+			idle_nap(w, now);
 
 		rte_rcu_qsbr_quiescent(isw_dp.rcu, w->index);
 		if (unlikely(__atomic_load_n(&isw_dp.pause_req, __ATOMIC_ACQUIRE) & 1u))

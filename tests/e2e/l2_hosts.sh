@@ -61,4 +61,24 @@ else
 	echo "telemetry: not checked (no python3 or dpdk-telemetry.py)"
 fi
 isw_ctl port list
+
+# --idle-sleep-us: the same switch restarted with naps. Idle, it gives its CPU away (the kernel's
+# count of its run time); woken by traffic, it still forwards every ping and the TCP transfer.
+isw_switch_stop
+isw_switch_start "$build" --idle-sleep-us 1000 || isw_fail "inswitch did not start with naps"
+isw_l2_static || isw_fail "l2 add"
+isw_ctl l2 flood unknown off >/dev/null
+isw_wait_path 1 10.99.0.3 || isw_fail "h1 never reached h3 through a napping switch"
+sleep 1
+isw_ctl stats reset >/dev/null
+sleep 2
+w0=$(isw_ctl --json stats show | jq -c '.workers[0]')
+echo "idle with naps, worker 0: $w0"
+echo "$w0" | jq -e '.naps > 0 and .napped_pct > 30 and .cpu_pct < 60' >/dev/null ||
+	isw_fail "an idle worker with --idle-sleep-us 1000 did not nap: $w0"
+isw_ns 1 ping -c 20 -i 0.05 -W 2 10.99.0.3 >"$ISW_TMP/ping" ||
+	isw_fail "a napping switch lost pings: $(tail -n 2 "$ISW_TMP/ping")"
+tail -n 1 "$ISW_TMP/ping"
+secs=$(isw_tcp_transfer 1 3 8) || isw_fail "TCP transfer through a napping switch failed"
+echo "TCP with naps: 8 MiB from h1 to h3 in $secs s, identical"
 echo "PASS"
