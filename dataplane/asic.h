@@ -301,6 +301,20 @@ static inline void isw_salu_pair_write(struct isw_pass *p, const struct isw_reg 
 	*isw_pair_cell(r, idx) = v;
 }
 
+/* Compare-and-set: when the cell holds (lo, hi), stores hi2 in its hi half. Returns the pair as
+ * it was (the caller compares it with (lo, hi) to know whether it was set). */
+static inline struct isw_pair isw_salu_pair_cas_hi(struct isw_pass *p, const struct isw_reg *r,
+                                                   uint32_t idx, uint32_t lo, uint32_t hi,
+                                                   uint32_t hi2)
+{
+	isw_pass_note(p, r);
+	struct isw_pair *c = isw_pair_cell(r, idx);
+	struct isw_pair old = *c;
+	if (old.lo == lo && old.hi == hi)
+		c->hi = hi2;
+	return old;
+}
+
 /* Adds to both halves (wrap-around); returns the new pair. */
 static inline struct isw_pair isw_salu_pair_add(struct isw_pass *p, const struct isw_reg *r,
                                                 uint32_t idx, uint32_t lo, uint32_t hi)

@@ -37,7 +37,10 @@
 	_(ASK_WINDOW, "ask-window", "ASK seq a window or more beyond its channel")                 \
 	_(ASK_INCARNATION, "ask-incarnation", "ASK packet of another incarnation of its task")     \
 	_(ATP_JOB, "atp-job", "ATP frame of another job than its app's current one")               \
-	_(SA_EPOCH, "sa-epoch", "SwitchML packet of a worker not registered in the current epoch")
+	_(SA_EPOCH, "sa-epoch", "SwitchML packet of a worker not registered in the current epoch") \
+	_(SA_UP_STALE, "sa-up-stale",                                                              \
+	  "SwitchML result from the parent switch for no round its slot waits on")                 \
+	_(SA_UP_DUP, "sa-up-dup", "SwitchML result from the parent switch already taken")
 
 enum isw_drop {
 #define ISW_DROP_ENUM(n, s, d) ISW_DROP_##n,

@@ -43,6 +43,10 @@ enum sa_reg {
 	SA_REG_COUNT,  /* per (slot, set): workers still missing */
 	SA_REG_EXP,    /* pair per (slot, set): max e0, max e1 */
 	SA_REG_VALUES, /* vector of 64 lanes per (chunk of 64 elements, slot, set) */
+	/* pair per (slot, set), sessions with an uplink (docs/fabric.md): lo = the tsi of the
+	 * slot's round, hi = SA_UP_OPEN or SA_UP_FINAL | its job number << 8 | the parent's
+	 * exponents e0 << 16 | e1 << 24 (once final) */
+	SA_REG_UP,
 	SA_REG_NB,
 };
 
@@ -63,6 +67,23 @@ struct sa_member {
 	uint32_t epoch; /* the session's epoch when it (last) registered */
 	uint32_t seen;  /* isw_clock_ms() of its last registration (a worker add, again or not) */
 };
+
+/* A session's uplink to a parent switch (docs/fabric.md): the slots complete locally, the sum
+ * goes up as one contribution of the parent's session, the parent's result comes back down. */
+struct sa_uplink {
+	bool on;
+	uint16_t port;         /* the port towards the parent */
+	rte_be32_t ip;         /* this switch's address as the parent's worker */
+	rte_be32_t parent_ip;  /* the parent session's switch IP */
+	uint8_t parent_mac[6]; /* the parent switch's SwitchML MAC */
+};
+
+/* The rank of the admission entry that stands for a session's parent switch. */
+#define SA_RANK_PARENT 0xFFu
+
+/* States of a (slot, set) of a session with an uplink (SA_REG_UP's hi half, low byte). */
+#define SA_UP_OPEN  1u /* a round started here: the parent's result not taken yet */
+#define SA_UP_FINAL 2u /* the parent's result taken: in the slot's values, its exponents here */
 
 struct sa_session {
 	bool valid;
@@ -86,6 +107,7 @@ struct sa_session {
 	uint16_t worker_port;
 	uint32_t spt;
 	uint8_t owner[SA_THREADS_MAX];
+	struct sa_uplink up;
 	struct sa_member w[SA_WORKERS_MAX];
 };
 
@@ -126,6 +148,11 @@ struct sa_counters {
 	uint64_t bad_size;     /* unsupported size code */
 	uint64_t malformed;    /* truncated */
 	uint64_t bad_epoch;    /* a member not registered in the session's current epoch */
+	uint64_t up_sent;      /* partial sums sent to the parent (a slot completed here) */
+	uint64_t up_resent;    /* ... again, for a worker's retransmission */
+	uint64_t up_results;   /* the parent's results taken and multicast */
+	uint64_t up_stale;     /* the parent's results for no round waiting: dropped */
+	uint64_t up_dup;       /* the parent's results already taken: dropped */
 } __rte_cache_aligned;
 
 /* Counters not tied to a session. */

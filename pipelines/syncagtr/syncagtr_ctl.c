@@ -23,9 +23,9 @@
 #include "syncagtr.h"
 
 #define SA_POOL "syncagtr.slots"
-/* Switch memory behind one slot: two bitmaps, two counts, two exponent pairs and the values
- * of both sets (256 elements each, the largest packet). */
-#define SA_SLOT_BYTES (8u + 2u * 4u + 2u * 8u + 2u * 4u * SA_ELEMS_MAX)
+/* Switch memory behind one slot: two bitmaps, two counts, two exponent pairs, two uplink states
+ * and the values of both sets (256 elements each, the largest packet). */
+#define SA_SLOT_BYTES (8u + 2u * 4u + 2u * 8u + 2u * 8u + 2u * 4u * SA_ELEMS_MAX)
 
 struct sa_conf *sa_conf_cur;
 struct isw_reg *sa_regs[SA_REG_NB];
@@ -79,6 +79,12 @@ static int publish(void)
 			memcpy(k.mac, s->w[r].mac, 6);
 			table_insert(c, &k, (uint8_t)id, (uint8_t)r, s->w[r].epoch != s->epoch);
 		}
+		/* The parent's results: from its MAC and session IP to this switch's uplink IP. */
+		if (s->up.on) {
+			struct sa_key k = {.sip = s->up.parent_ip, .dip = s->up.ip};
+			memcpy(k.mac, s->up.parent_mac, 6);
+			table_insert(c, &k, (uint8_t)id, SA_RANK_PARENT, false);
+		}
 	}
 	isw_rcu_publish((void **)&sa_conf_cur, c, free);
 	return 0;
@@ -101,6 +107,7 @@ static void region_clear(const struct sa_session *s)
 	isw_reg_clear_range(sa_regs[SA_REG_BITMAP], s->base, s->nslots);
 	isw_reg_clear_range(sa_regs[SA_REG_COUNT], 2 * s->base, 2 * s->nslots);
 	isw_reg_clear_range(sa_regs[SA_REG_EXP], 2 * s->base, 2 * s->nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_UP], 2 * s->base, 2 * s->nslots);
 	for (unsigned k = 0; k < SA_ELEMS_MAX / SA_CHUNK; k++)
 		isw_reg_clear_range(sa_regs[SA_REG_VALUES], sa_vidx(sa_cidx(s->base, 0), k),
 		                    2 * s->nslots);
@@ -181,6 +188,7 @@ static const struct isw_reg_decl sa_reg_decls[SA_REG_NB] = {
         [SA_REG_COUNT] = {"count", 2, ISW_REG_U32, 2 * SA_SLOTS},
         [SA_REG_EXP] = {"exp", 2, ISW_REG_PAIR, 2 * SA_SLOTS},
         [SA_REG_VALUES] = {"values", 3, ISW_REG_VEC, 8 * SA_SLOTS, SA_CHUNK, 4},
+        [SA_REG_UP] = {"up", 2, ISW_REG_PAIR, 2 * SA_SLOTS},
 };
 
 static const struct isw_table_decl sa_tables[] = {
@@ -204,8 +212,11 @@ static const struct isw_asic_decl sa_asic = {
 static void sa_claims(struct isw_claims *cl)
 {
 	const struct sa_conf *c = sa_conf_cur;
-	for (unsigned i = 0; c != NULL && i < c->nb_ids; i++)
+	for (unsigned i = 0; c != NULL && i < c->nb_ids; i++) {
 		isw_claims_ip(cl, c->sess[c->ids[i]].ip);
+		if (c->sess[c->ids[i]].up.on)
+			isw_claims_ip(cl, c->sess[c->ids[i]].up.ip);
+	}
 }
 
 static void sa_steering(struct isw_steering *st);
@@ -481,6 +492,86 @@ ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID [keep-workers]"
                  "stay registered, in the new epoch)",
                  cmd_session_reset)
 
+/*
+ * A session's uplink (docs/fabric.md): its slots complete with its own workers, then go up as
+ * one contribution to the parent's session (parent-ip, reached at parent-mac out of port), from
+ * this switch's address ip there; the parent's result comes back to ip and goes to the workers.
+ * Set or removed only between jobs: a round sent up and answered under the other setting would
+ * be lost to the workers.
+ */
+static int cmd_session_uplink(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	struct sa_uplink up = {.on = true};
+	struct isw_kv kv[] = {
+	        {"port", NULL}, {"ip", NULL}, {"parent-ip", NULL}, {"parent-mac", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 9) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	struct sa_session *s = &master.sess[id];
+	if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		up.on = false;
+	} else {
+		if (argc != 9 || isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+			return isw_cmd_err(c, EINVAL, "usage: syncagtr session uplink %s",
+			                   c->cmd->usage);
+		if (isw_arg_port(c, kv[0].val, &up.port) < 0 ||
+		    isw_arg_ipv4(c, kv[1].val, "ip", &up.ip) < 0 ||
+		    isw_arg_ipv4(c, kv[2].val, "parent-ip", &up.parent_ip) < 0 ||
+		    isw_arg_mac(c, kv[3].val, "parent-mac", up.parent_mac) < 0)
+			return -EINVAL;
+		if (up.ip == 0 || (rte_be_to_cpu_32(up.ip) >> 28) >= 14 || up.parent_ip == 0 ||
+		    (rte_be_to_cpu_32(up.parent_ip) >> 28) >= 14)
+			return isw_cmd_err(c, EINVAL, "ip and parent-ip must be unicast addresses");
+		if ((up.parent_mac[0] & 1) || memcmp(up.parent_mac, (uint8_t[6]){0}, 6) == 0)
+			return isw_cmd_err(c, EINVAL, "parent-mac must be a unicast address");
+		if (memcmp(up.parent_mac, master.mac, 6) == 0)
+			return isw_cmd_err(c, EINVAL,
+			                   "parent-mac is this switch's own MAC: the parent is "
+			                   "another switch");
+		char buf[INET_ADDRSTRLEN];
+		for (unsigned o = 1; o <= SA_SESSIONS_MAX; o++) {
+			const struct sa_session *x = &master.sess[o];
+			if (x->valid &&
+			    (x->ip == up.ip || (o != id && x->up.on && x->up.ip == up.ip)))
+				return isw_cmd_err(c, EADDRINUSE, "session %u already uses %s", o,
+				                   ip_str(up.ip, buf));
+			if (x->valid && x->ip == up.parent_ip)
+				return isw_cmd_err(
+				        c, EINVAL,
+				        "parent-ip %s is session %u's here: the parent is "
+				        "another switch",
+				        ip_str(up.parent_ip, buf), o);
+		}
+		for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
+			if (s->w[r].valid && s->w[r].ip == up.parent_ip &&
+			    memcmp(s->w[r].mac, up.parent_mac, 6) == 0)
+				return isw_cmd_err(c, EADDRINUSE,
+				                   "parent %s is rank %u of session %u: a worker",
+				                   kv[2].val, r, id);
+	}
+	if (epoch_pkts(s) != 0 && (up.on != s->up.on || memcmp(&up, &s->up, sizeof(up)) != 0))
+		return isw_cmd_err(
+		        c, EBUSY,
+		        "session %u has had packets in this epoch: 'syncagtr session reset "
+		        "%u' first (a round in flight would be lost)",
+		        id, id);
+	struct sa_uplink old = s->up;
+	s->up = up;
+	if (publish() < 0) {
+		s->up = old;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_json_bool(c->out, "uplink", up.on);
+	return 0;
+}
+ISW_CMD_REGISTER(sa_session_uplink, "syncagtr session uplink",
+                 "ID port PORT ip IP parent-ip IP parent-mac MAC | ID off",
+                 "send the session's completed slots up to a parent switch's session as one "
+                 "worker (from ip, to parent-ip at parent-mac out of PORT) and give its results "
+                 "to the workers (docs/fabric.md); off: aggregate here alone",
+                 cmd_session_uplink)
+
 static void counters_json(struct isw_json *j, unsigned id)
 {
 	struct sa_counters t = {0};
@@ -496,6 +587,11 @@ static void counters_json(struct isw_json *j, unsigned id)
 		t.bad_size += x->bad_size;
 		t.malformed += x->malformed;
 		t.bad_epoch += x->bad_epoch;
+		t.up_sent += x->up_sent;
+		t.up_resent += x->up_resent;
+		t.up_results += x->up_results;
+		t.up_stale += x->up_stale;
+		t.up_dup += x->up_dup;
 	}
 	isw_json_obj_open(j, NULL);
 	isw_json_u64(j, "session", id);
@@ -509,6 +605,11 @@ static void counters_json(struct isw_json *j, unsigned id)
 	isw_json_u64(j, "drop_size", t.bad_size);
 	isw_json_u64(j, "drop_malformed", t.malformed);
 	isw_json_u64(j, "drop_epoch", t.bad_epoch);
+	isw_json_u64(j, "up_sent", t.up_sent);
+	isw_json_u64(j, "up_resent", t.up_resent);
+	isw_json_u64(j, "up_results", t.up_results);
+	isw_json_u64(j, "drop_up_stale", t.up_stale);
+	isw_json_u64(j, "drop_up_dup", t.up_dup);
 	isw_json_obj_close(j);
 }
 
@@ -552,6 +653,17 @@ static void session_json(struct isw_json *j, const struct sa_session *s, uint32_
 	else
 		isw_json_null(j, "worker_port");
 	isw_json_u64(j, "group", s->group);
+	if (s->up.on) {
+		char mbuf[32];
+		isw_json_obj_open(j, "uplink");
+		isw_json_u64(j, "port", s->up.port);
+		isw_json_str_kv(j, "ip", ip_str(s->up.ip, buf));
+		isw_json_str_kv(j, "parent_ip", ip_str(s->up.parent_ip, buf));
+		isw_json_str_kv(j, "parent_mac", isw_fmt_mac(s->up.parent_mac, mbuf));
+		isw_json_obj_close(j);
+	} else {
+		isw_json_null(j, "uplink");
+	}
 	isw_json_obj_close(j);
 }
 

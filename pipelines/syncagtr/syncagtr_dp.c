@@ -126,14 +126,13 @@ static void sa_rewrite(struct rte_mbuf *m, uint16_t rid, uint16_t port, void *ar
 }
 
 /*
- * Turns a request into the result's headers (docs/syncagtr.md), leaving the destination addresses
- * to sa_rewrite(): switch MAC and session IP as sources, fresh IPv4 header, UDP ports swapped,
- * checksum 0, msg_type 1, pool index bit 14 cleared, the exponent maxima.
+ * The headers every packet the switch sends has, from the IPv4 header on: a fresh IPv4 header
+ * from src to dst (dst 0.0.0.0 for a multicast: sa_rewrite() adds each replica's), the UDP
+ * length and checksum 0 (ports as they are), msg_type 1, pool index bit 14 cleared, exponents e.
  */
-static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const struct sa_session *s,
-                                    unsigned size, unsigned elems, struct isw_pair e)
+static inline void sa_headers(uint8_t *p, rte_be32_t src, rte_be32_t dst, unsigned size,
+                              unsigned elems, struct isw_pair e)
 {
-	memcpy(p + 6, c->mac, 6);
 	uint8_t *ip = p + SA_ETH_LEN;
 	ip[0] = 0x45;
 	ip[1] = 0;
@@ -141,14 +140,10 @@ static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const s
 	memset(ip + 4, 0, 4); /* identification, flags, fragment offset */
 	ip[8] = REPLY_TTL;
 	ip[9] = IP_PROTO_UDP;
-	memcpy(ip + 12, &s->ip, 4);
-	memset(ip + 16, 0, 4);
-	ip_csum_set(ip); /* for destination 0.0.0.0: sa_rewrite() adds the real one */
+	memcpy(ip + 12, &src, 4);
+	memcpy(ip + 16, &dst, 4);
+	ip_csum_set(ip);
 	uint8_t *udp = ip + SA_IP_LEN;
-	uint8_t sport[2];
-	memcpy(sport, udp, 2);
-	memcpy(udp, udp + 2, 2);
-	memcpy(udp + 2, sport, 2);
 	wr16(udp + 4, (uint16_t)(SA_UDP_LEN + SA_HDR_LEN + SA_EXP_LEN + 4 * elems));
 	wr16(udp + 6, 0);
 	struct sa_hdr *h = (struct sa_hdr *)(p + SA_HDR_OFF);
@@ -156,6 +151,37 @@ static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const s
 	h->pool_index[0] &= 0xBF;
 	h->e0 = (int8_t)e.lo;
 	h->e1 = (int8_t)e.hi;
+}
+
+/*
+ * Turns a request into the result's headers (docs/syncagtr.md), leaving the destination addresses
+ * to sa_rewrite(): switch MAC and session IP as sources, UDP ports swapped (a result from the
+ * parent switch already has the workers' port as its destination: swap false).
+ */
+static inline void sa_reply_headers(uint8_t *p, const struct sa_conf *c, const struct sa_session *s,
+                                    unsigned size, unsigned elems, struct isw_pair e, bool swap)
+{
+	memcpy(p + 6, c->mac, 6);
+	sa_headers(p, s->ip, 0, size, elems, e);
+	if (swap) {
+		uint8_t *udp = p + SA_ETH_LEN + SA_IP_LEN, sport[2];
+		memcpy(sport, udp, 2);
+		memcpy(udp, udp + 2, 2);
+		memcpy(udp + 2, sport, 2);
+	}
+}
+
+/*
+ * Turns a packet into this switch's contribution to the parent's session (docs/fabric.md): from
+ * the switch MAC and uplink address to the parent's, the UDP ports as the workers sent them (the
+ * parent's result comes back to their port), tsi and pool index unchanged, the exponent maxima.
+ */
+static inline void sa_up_headers(uint8_t *p, const struct sa_conf *c, const struct sa_session *s,
+                                 unsigned size, unsigned elems, struct isw_pair e)
+{
+	memcpy(p, s->up.parent_mac, 6);
+	memcpy(p + 6, c->mac, 6);
+	sa_headers(p, s->up.ip, s->up.parent_ip, size, elems, e);
 }
 
 /* ARP request for a session's IP: answered in place out of the ingress port. */
@@ -230,6 +256,47 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
                                        struct isw_pass *pass, const struct sa_conf *c,
                                        const struct sa_entry *e);
 
+/*
+ * The parent switch's result for (slot, set) cidx of a session with an uplink, checked by
+ * sa_data() like any packet (size, length, region, the slot's lcore). Taken only if the slot
+ * sent up the round it answers, the same tsi and job, and has not taken it yet; then it becomes
+ * the slot's values and exponents (what retransmissions are answered with) and goes to the
+ * local workers as their result, to their UDP port, which the parent already put as its
+ * destination. A duplicate or one for another round is a counted drop (docs/fabric.md).
+ */
+static __rte_always_inline int sa_parent_result(struct isw_worker *w, struct rte_mbuf *m,
+                                                struct isw_pass *pass, const struct sa_conf *c,
+                                                const struct sa_session *s, struct sa_counters *cnt,
+                                                uint32_t cidx)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	struct sa_hdr *h = (struct sa_hdr *)(p + SA_HDR_OFF);
+	unsigned size = sa_hdr_size(h), elems = sa_size_elems(size);
+	uint32_t tsi = sa_hdr_tsi(h), open = SA_UP_OPEN | (uint32_t)h->job_number << 8;
+	uint32_t final = SA_UP_FINAL | (uint32_t)h->job_number << 8 |
+	                 (uint32_t)(uint8_t)h->e0 << 16 | (uint32_t)(uint8_t)h->e1 << 24;
+	struct isw_pair was =
+	        isw_salu_pair_cas_hi(pass, sa_regs[SA_REG_UP], cidx, tsi, open, final);
+	if (unlikely(was.lo != tsi || was.hi != open)) {
+		bool dup = was.lo == tsi && (was.hi & 0xFFFFu) == (final & 0xFFFFu);
+		if (dup)
+			cnt->up_dup++;
+		else
+			cnt->up_stale++;
+		isw_drop(w, m, dup ? ISW_DROP_SA_UP_DUP : ISW_DROP_SA_UP_STALE);
+		return ISW_PKT_TAKEN;
+	}
+	/* Stage 2 decided; the values' stages store the result (the exponents went with the
+	 * state: one SALU, no second access to stage 2's exponent array). */
+	struct isw_pair ex = {(uint32_t)(int32_t)h->e0, (uint32_t)(int32_t)h->e1};
+	sa_values_merge(pass, cidx, p + SA_VAL_OFF, elems, true, false);
+	cnt->up_results++;
+	sa_reply_headers(p, c, s, size, elems, ex, false);
+	isw_mcast(w, m, s->group, ISW_MC_NO_EXCLUDE, sa_rewrite, (void *)(uintptr_t)s,
+	          REPLY_HDR_LEN);
+	return ISW_PKT_TAKEN;
+}
+
 /* What a packet is to this pipeline (sa_classify()). */
 enum sa_kind {
 	SA_OTHER,   /* not ours */
@@ -258,12 +325,20 @@ sa_classify(const struct sa_conf *c, const struct rte_mbuf *m, const struct sa_e
 		return SA_OTHER;
 	if (unlikely(ip[9] != IP_PROTO_UDP))
 		return ip[9] == IP_PROTO_ICMP ? SA_ICMP : SA_OTHER;
-	if (len < SA_HDR_OFF || (rd16(ip + SA_IP_LEN + 2) & SA_UDP_PORT_MASK) != SA_UDP_PORT)
+	if (len < SA_HDR_OFF)
+		return SA_OTHER;
+	/* To the SwitchML port: a worker's. From it: a parent switch's result (docs/fabric.md). */
+	const uint8_t *udp = ip + SA_IP_LEN;
+	bool to_sa = (rd16(udp + 2) & SA_UDP_PORT_MASK) == SA_UDP_PORT;
+	bool from_sa = (rd16(udp) & SA_UDP_PORT_MASK) == SA_UDP_PORT;
+	if (!to_sa && !from_sa)
 		return SA_OTHER;
 	if (memcmp(p, c->mac, 6) != 0)
 		return SA_OTHER;
 	*e = sa_lookup(c, p);
-	return likely(*e != NULL) ? SA_DATA : SA_UNKNOWN;
+	if (likely(*e != NULL) && ((*e)->rank == SA_RANK_PARENT ? from_sa : to_sa))
+		return SA_DATA;
+	return to_sa ? SA_UNKNOWN : SA_OTHER;
 }
 
 static __rte_always_inline int sa_process_common(struct isw_worker *w, struct rte_mbuf *m,
@@ -338,6 +413,8 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 
 	isw_pass_begin(pass);
 	cnt->pkts++;
+	if (unlikely(e->rank == SA_RANK_PARENT))
+		return sa_parent_result(w, m, pass, c, s, cnt, sa_cidx(g, set));
 	const struct sa_member *mb = &s->w[e->rank];
 	if (unlikely(mb->auto_port))
 		isw_salu_update(pass, sa_regs[SA_REG_LEARN],
@@ -356,9 +433,24 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 			isw_drop(w, m, ISW_DROP_SA_RETX_PENDING);
 			return ISW_PKT_TAKEN;
 		}
+		struct isw_pair up = {0, 0};
+		if (unlikely(s->up.on))
+			up = isw_salu_pair_read(pass, sa_regs[SA_REG_UP], cidx);
 		struct isw_pair ex = isw_salu_pair_read(pass, sa_regs[SA_REG_EXP], cidx);
 		sa_values_read(pass, cidx, vals, elems);
-		sa_reply_headers(p, c, s, size, elems, ex);
+		if (unlikely(s->up.on)) {
+			if ((up.hi & 0xFFu) != SA_UP_FINAL) {
+				/* Complete here, the parent's result not in yet: the partial sum
+				 * again (the parent's bitmap answers it or discards it). */
+				sa_up_headers(p, c, s, size, elems, ex);
+				cnt->up_resent++;
+				isw_tx(w, m, s->up.port);
+				return ISW_PKT_TAKEN;
+			}
+			ex = (struct isw_pair){(uint32_t)(int32_t)(int8_t)(up.hi >> 16),
+			                       (uint32_t)(int32_t)(int8_t)(up.hi >> 24)};
+		}
+		sa_reply_headers(p, c, s, size, elems, ex, true);
 		sa_rewrite(m, e->rank, 0, (void *)(uintptr_t)s);
 		cnt->retx_results++;
 		isw_tx(w, m, isw_meta(m)->in_port);
@@ -369,6 +461,10 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 	bool done = isw_salu_countdown(pass, sa_regs[SA_REG_COUNT], cidx, first, s->nworkers);
 	struct isw_pair ex =
 	        isw_salu_pair_max(pass, sa_regs[SA_REG_EXP], cidx, first, h->e0, h->e1);
+	if (unlikely(s->up.on) && first) /* a round starts: its result will come from above */
+		isw_salu_pair_write(pass, sa_regs[SA_REG_UP], cidx,
+		                    (struct isw_pair){sa_hdr_tsi(h),
+		                                      SA_UP_OPEN | (uint32_t)h->job_number << 8});
 	sa_values_merge(pass, cidx, vals, elems, first, done);
 	cnt->contribs++;
 	if (!done) {
@@ -376,7 +472,14 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 		return ISW_PKT_TAKEN;
 	}
 	cnt->completions++;
-	sa_reply_headers(p, c, s, size, elems, ex);
+	if (unlikely(s->up.on)) {
+		/* Complete here: the partial sum goes up, one contribution of the parent's. */
+		cnt->up_sent++;
+		sa_up_headers(p, c, s, size, elems, ex);
+		isw_tx(w, m, s->up.port);
+		return ISW_PKT_TAKEN;
+	}
+	sa_reply_headers(p, c, s, size, elems, ex, true);
 	isw_mcast(w, m, s->group, ISW_MC_NO_EXCLUDE, sa_rewrite, (void *)(uintptr_t)s,
 	          REPLY_HDR_LEN);
 	return ISW_PKT_TAKEN;

@@ -12,6 +12,7 @@
 #define ISW_SYNCAGTR_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* The limits the switch and the workers share. */
 #define SA_SESSIONS_MAX 64u   /* session ids 1..64 */
@@ -75,6 +76,14 @@ static inline unsigned sa_hdr_size(const struct sa_hdr *h)
 static inline uint16_t sa_hdr_pool(const struct sa_hdr *h)
 {
 	return (uint16_t)(h->pool_index[0] << 8 | h->pool_index[1]);
+}
+
+/* The tsi as an opaque 32-bit word (compared, never interpreted). */
+static inline uint32_t sa_hdr_tsi(const struct sa_hdr *h)
+{
+	uint32_t v;
+	memcpy(&v, h->tsi, sizeof(v));
+	return v;
 }
 
 static inline void sa_hdr_set_pool(struct sa_hdr *h, unsigned set, unsigned slot)

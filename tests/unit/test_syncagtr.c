@@ -832,6 +832,182 @@ static void test_reset_keep_workers(void **state)
 	check_result(w->tx[1].pkts[0], &r, 2, 3, 6, 0, 0, 4000);
 }
 
+/* ---- Two levels (docs/fabric.md): session 2 as a leaf under a parent switch on port 0 ---- */
+
+static const uint8_t PARENT_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0x01, 0xfe};
+#define UP_IP     0x0a000102u /* 10.0.1.2: this switch as the parent's worker */
+#define PARENT_IP 0x0a0001feu /* 10.0.1.254: the parent session's switch IP */
+
+static void uplink_on(void)
+{
+	run("syncagtr session uplink 2 port 0 ip 10.0.1.2 parent-ip 10.0.1.254 "
+	    "parent-mac 02:00:00:00:01:fe",
+	    1);
+}
+
+/* The parent's result for a request like r (element i = base + i, exponents e0, e1): from the
+ * parent's MAC and session IP to this switch's uplink IP, UDP from the SwitchML port to the
+ * workers' port (the parent swapped the ports of what this switch sent up). */
+static struct rte_mbuf *mk_parent_result(const struct req *r)
+{
+	struct rte_mbuf *m = mk(r, 0);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(p + 6, PARENT_MAC, 6);
+	uint8_t *ip = p + 14;
+	put32(ip + 12, PARENT_IP);
+	put32(ip + 16, UP_IP);
+	put16(ip + 10, 0);
+	put16(ip + 10, (uint16_t)~csum(ip, 20));
+	put16(ip + 20, 0xBEE0);
+	put16(ip + 22, r->sport ? r->sport : 4000);
+	return m;
+}
+
+/* Checks what went up: from this switch to the parent, the workers' UDP ports, the request's
+ * tsi and pool index, element i = mul * i + add, the exponent maxima. */
+static void check_up(struct rte_mbuf *m, const struct req *r, int32_t mul, int32_t add, int8_t e0)
+{
+	unsigned n = elems_of(r->size);
+	uint8_t buf[52 + 4 * 256];
+	const uint8_t *p = rte_pktmbuf_read(m, 0, 52 + 4 * n, buf);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), 52 + 4 * n);
+	assert_memory_equal(p, PARENT_MAC, 6);
+	assert_memory_equal(p + 6, SW_MAC, 6);
+	const uint8_t *ip = p + 14;
+	assert_int_equal(csum(ip, 20), 0xFFFF);
+	assert_int_equal(get32(ip + 12), UP_IP);
+	assert_int_equal(get32(ip + 16), PARENT_IP);
+	assert_int_equal(get16(ip + 20), r->sport ? r->sport : 4000);
+	assert_int_equal(get16(ip + 22), 0xBEE0);
+	const uint8_t *h = ip + 28;
+	assert_int_equal(h[0], 0x10 | r->size);
+	assert_memory_equal(h + 2, &r->tsi, 4);
+	assert_int_equal(get16(h + 6), r->pool & 0xBFFF);
+	assert_int_equal((int8_t)h[8], e0);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal((int32_t)get32(h + 10 + 4 * i),
+		                 (int32_t)((uint32_t)mul * (uint32_t)i + (uint32_t)add));
+}
+
+static void test_uplink_round(void **state)
+{
+	(void)state;
+	uplink_on();
+	/* Session 2: rank 0 is host 3 (port 2), rank 1 host 4 (port 3). */
+	struct req r = {.sw = 253, .size = 1, .pool = 0x8001, .tsi = 77, .sport = 4002};
+	r.host = 3, r.base = 10, r.e0 = 1;
+	feed(&r, 2);
+	assert_int_equal(tx_total(), 0);
+	r.host = 4, r.base = 20, r.e0 = 3;
+	feed(&r, 3);
+	/* Complete here: one packet up, none to the workers. */
+	assert_int_equal(tx_total(), 1);
+	assert_int_equal(w->tx[0].n, 1);
+	check_up(w->tx[0].pkts[0], &r, 2, 30, 3);
+	tx_clear();
+	/* A worker resends before the parent answers: the partial sum goes up again, from the
+	 * slot (not the resend's own values). */
+	r.host = 3, r.base = 999, r.e0 = 1;
+	feed(&r, 2);
+	assert_int_equal(w->tx[0].n, 1);
+	check_up(w->tx[0].pkts[0], &r, 2, 30, 3);
+	tx_clear();
+	/* The parent's answer for another round (tsi): dropped, counted. */
+	struct req res = r;
+	res.host = 3, res.tsi = 78, res.base = 1000, res.e0 = 5, res.e1 = -2;
+	assert_int_equal(sa_process(w, mk_parent_result(&res)), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(drops(ISW_DROP_SA_UP_STALE), 1);
+	/* Its answer for this round: the result of both workers, from session 2's IP, to the
+	 * workers' port, with the parent's sums and exponents. */
+	res.tsi = 77;
+	assert_int_equal(sa_process(w, mk_parent_result(&res)), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 2);
+	check_result(w->tx[2].pkts[0], &res, 3, 1, 1000, 5, -2, 4002);
+	check_result(w->tx[3].pkts[0], &res, 4, 1, 1000, 5, -2, 4002);
+	tx_clear();
+	/* Again (a duplicate): dropped, counted, no second result. */
+	assert_int_equal(sa_process(w, mk_parent_result(&res)), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(drops(ISW_DROP_SA_UP_DUP), 1);
+	/* A worker that lost its result resends: answered here with the parent's result. */
+	r.host = 4, r.base = 20, r.e0 = 3;
+	feed(&r, 3);
+	assert_int_equal(w->tx[3].n, 1);
+	check_result(w->tx[3].pkts[0], &res, 4, 1, 1000, 5, -2, 4002);
+	tx_clear();
+	/* The next round of the slot's other set starts clean; this set's state stays final. */
+	struct req r2 = {.sw = 253, .size = 1, .pool = 1, .tsi = 79, .sport = 4002, .base = 1};
+	r2.host = 3;
+	feed(&r2, 2);
+	r2.host = 4;
+	feed(&r2, 3);
+	assert_int_equal(w->tx[0].n, 1);
+	check_up(w->tx[0].pkts[0], &r2, 2, 2, 0);
+	assert_int_equal(sa_counters[0][2].up_sent, 2);
+	assert_int_equal(sa_counters[0][2].up_resent, 1);
+	assert_int_equal(sa_counters[0][2].up_results, 1);
+	assert_int_equal(sa_counters[0][2].up_stale, 1);
+	assert_int_equal(sa_counters[0][2].up_dup, 1);
+	/* Session 1 (no uplink) is untouched by any of it. */
+	assert_int_equal(sa_counters[0][1].pkts, 0);
+}
+
+/* The parent's results are recognised by their addresses and source port only: the same frame
+ * from another MAC or to another IP is not the parent's, and a worker's own frame to the
+ * SwitchML port of the uplink IP is not a result. */
+static void test_uplink_admission(void **state)
+{
+	(void)state;
+	uplink_on();
+	struct req r = {.sw = 253, .size = 1, .pool = 2, .tsi = 5, .base = 1};
+	r.host = 3;
+	feed(&r, 2);
+	r.host = 4;
+	feed(&r, 3);
+	tx_clear();
+	struct rte_mbuf *m = mk_parent_result(&r);
+	rte_pktmbuf_mtod(m, uint8_t *)[11] = 0x77; /* another source MAC */
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	m = mk_parent_result(&r);
+	put16(rte_pktmbuf_mtod(m, uint8_t *) + 34, 4000); /* not from the SwitchML port */
+	assert_int_equal(sa_process(w, m), ISW_PKT_NEXT);
+	rte_pktmbuf_free(m);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(sa_counters[0][2].up_results, 0);
+	assert_int_equal(sa_process(w, mk_parent_result(&r)), ISW_PKT_TAKEN);
+	assert_int_equal(sa_counters[0][2].up_results, 1);
+}
+
+static void test_uplink_commands(void **state)
+{
+	(void)state;
+	refused("syncagtr session uplink 2 port 9 ip 10.0.1.2 parent-ip 10.0.1.254 "
+	        "parent-mac 02:00:00:00:01:fe",
+	        "ERANGE");
+	refused("syncagtr session uplink 2 port 0 ip 10.0.1.2 parent-ip 10.0.1.254 "
+	        "parent-mac 00:11:22:33:44:55",
+	        "EINVAL");
+	refused("syncagtr session uplink 2 port 0 ip 10.0.0.254 parent-ip 10.0.1.254 "
+	        "parent-mac 02:00:00:00:01:fe",
+	        "EADDRINUSE");
+	refused("syncagtr session uplink 2 port 0 ip 10.0.1.2 parent-ip 10.0.0.254 "
+	        "parent-mac 02:00:00:00:01:fe",
+	        "EINVAL"); /* session 1's IP: the parent is another switch */
+	refused("syncagtr session uplink 2 port 0 ip 10.0.1.2", "EINVAL");
+	refused("syncagtr session uplink 9 off", "ENOENT");
+	uplink_on();
+	run("syncagtr session show 2", 1);
+	/* Traffic in the epoch: no change until a reset. */
+	struct req r = {.sw = 253, .size = 1, .pool = 0, .host = 3};
+	feed(&r, 2);
+	refused("syncagtr session uplink 2 off", "EBUSY");
+	uplink_on(); /* the same setting again is not a change */
+	run("syncagtr session reset 2 keep-workers", 1);
+	run("syncagtr session uplink 2 off", 1);
+}
+
 int main(void)
 {
 	if (isw_test_eal("test-syncagtr", NPORTS) < 0)
@@ -856,6 +1032,9 @@ int main(void)
 	        T(test_reset_clears_region),
 	        T(test_epoch_admission),
 	        T(test_reset_keep_workers),
+	        T(test_uplink_round),
+	        T(test_uplink_admission),
+	        T(test_uplink_commands),
 	};
 	int rc = cmocka_run_group_tests_name("syncagtr", tests, NULL, NULL);
 	rte_eal_cleanup();
