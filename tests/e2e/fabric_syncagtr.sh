@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# End to end: SyncAgtr over two levels (docs/fabric.md) with three inswitch servers on one
+# machine: leaves L1 (hosts h1, h2) and L2 (h3, h4), each with session 1 for its two workers and
+# an uplink to the parent P over a veth pair; P's session 1 has the two leaves as its workers.
+# Every switch runs with --idle-sleep-us, so three of them and four workers share two CPUs.
+# The workers (syncagtr-worker, registered by hand, no --ctl) are unchanged: each talks to its
+# leaf as to a single switch and checks its result against the sum of all four ranks' tensors.
+#   (a) 1 Mi int32: exact and verified; the counters show the tree: every round completes
+#       once on each leaf and goes up once (up_sent = completions), the parent completes it
+#       with exactly one contribution per leaf (contributions = 2 x completions), and each
+#       leaf takes each of the parent's results once (up_results = the parent's completions)
+#   (b) 1 Mi float32: within the quantisation bound for four workers, verified
+#   (c) 1% drop, 1% duplication and 1% reordering in both directions of every port of all
+#       three switches, the uplinks included (inswitch fault injection): 1 Mi int32, exact
+#       and verified; the parent still counts exactly one contribution per leaf per round
+#   fabric_syncagtr.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+source "$(dirname "$0")/lib.sh"
+isw_need_root
+worker=$build/hosts/syncagtr/syncagtr-worker
+isw_need_tools "$worker"
+
+SWITCHES=(L1 L2 P)
+fab_cleanup() {
+	isw_cleanup
+	ip link del "${ISW_TAG}u1" 2>/dev/null || true
+	ip link del "${ISW_TAG}u2" 2>/dev/null || true
+}
+trap fab_cleanup EXIT
+
+fab_fail() {
+	local s
+	for s in "${SWITCHES[@]}"; do
+		echo "--- $s's log:" >&2
+		tail -n 5 "$ISW_TMP/$s.log" >&2 || true
+	done
+	isw_fail "$@"
+}
+
+# fab_ctl SWITCH COMMAND...: inswitch-ctl on that switch's control socket
+fab_ctl() {
+	local s=$1
+	shift
+	"$build/inswitch-ctl" -s "$ISW_TMP/$s.sock" "$@"
+}
+
+# fab_start SWITCH LCORE IFACE...: a switch on those interfaces (ports 0, 1, ... in order),
+# with driver ISW_DRIVER; returns non-zero if it does not start
+fab_start() {
+	local s=$1 lcore=$2 i=0 ifc vdevs=() pid k
+	shift 2
+	for ifc in "$@"; do
+		vdevs+=(--vdev "$ISW_DRIVER$i,iface=$ifc")
+		i=$((i + 1))
+	done
+	"$build/inswitch" --no-huge -m 1024 --no-pci -l "$lcore" --no-shconf \
+		--file-prefix "isw-$ISW_TAG-$s" --log-level='*:warning' "${vdevs[@]}" \
+		-- --ctl "$ISW_TMP/$s.sock" --pipeline syncagtr --idle-sleep-us 200 \
+		>"$ISW_TMP/$s.log" 2>&1 &
+	pid=$!
+	for ((k = 0; k < 100; k++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		if fab_ctl "$s" version >/dev/null 2>&1; then
+			ISW_STOP_PIDS+=("$pid")
+			return 0
+		fi
+		sleep 0.1
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	echo "switch $s did not start on $ISW_DRIVER: $(tail -n 3 "$ISW_TMP/$s.log")" >&2
+	return 1
+}
+
+isw_topo_create 4
+ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
+ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
+for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
+
+# The drivers the single-switch tests use, in the same order: the first that starts L1.
+for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
+	fab_start L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
+	ISW_DRIVER=""
+done
+[ -n "$ISW_DRIVER" ] || isw_fail "no driver started a switch"
+fab_start L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "L2 did not start"
+fab_start P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" || fab_fail "P did not start"
+echo "three switches on $ISW_DRIVER ports"
+
+PMAC=02:00:00:00:fe:00
+fab_ctl P syncagtr switch mac $PMAC >/dev/null
+fab_ctl P syncagtr session add 1 ip 10.98.0.254 workers 2 >/dev/null
+for l in 1 2; do
+	fab_ctl P syncagtr worker add 1 $((l - 1)) mac 02:00:00:00:fe:0$l ip 10.98.0.$l \
+		port $((l - 1)) >/dev/null || fab_fail "P: worker add leaf $l"
+	fab_ctl L$l syncagtr switch mac 02:00:00:00:fe:0$l >/dev/null
+	fab_ctl L$l syncagtr session add 1 ip 10.99.0.254 workers 2 >/dev/null
+	for r in 0 1; do
+		h=$((2 * (l - 1) + r + 1))
+		fab_ctl L$l syncagtr worker add 1 $r mac "$(printf '02:00:00:00:00:%02x' $h)" \
+			ip 10.99.0.$h port $r >/dev/null || fab_fail "L$l: worker add h$h"
+	done
+	fab_ctl L$l syncagtr session uplink 1 port 2 ip 10.98.0.$l parent-ip 10.98.0.254 \
+		parent-mac $PMAC >/dev/null || fab_fail "L$l: uplink"
+done
+
+# counter SWITCH NAME: session 1's counter NAME on that switch since the case began (the
+# counters run from the session's creation: fab_reset takes a baseline)
+declare -A BASE=()
+counter() {
+	local v
+	v=$(fab_ctl "$1" --json syncagtr session show 1 | jq ".counters[0].$2")
+	echo $((v - ${BASE[$1.$2]:-0}))
+}
+
+# run NAME [worker options...]: ranks 0..3 on h1..h4, each checked; fails unless all exit 0
+# with their result verified
+run() {
+	local name=$1 r pids=()
+	shift
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$worker" --rank $r --workers 4 --switch-ip 10.99.0.254 \
+			--count 1Mi --threads 4 --window 128 --elems 256 --check --json --quiet "$@" \
+			>"$ISW_TMP/$name.$r.json" 2>"$ISW_TMP/$name.$r.err" &
+		pids[r]=$!
+	done
+	for r in 0 1 2 3; do
+		wait "${pids[$r]}" || fab_fail "($name) rank $r: $(tail -n 3 "$ISW_TMP/$name.$r.err")"
+		[ "$(jq -r .verified "$ISW_TMP/$name.$r.json")" = true ] ||
+			fab_fail "($name) rank $r did not verify its result"
+	done
+}
+
+# the tree's counters since the last reset: every round once per leaf, once per leaf at P
+tree_counts() {
+	local what=$1 pc pk l c s u
+	pc=$(counter P completions)
+	pk=$(counter P contributions)
+	# at least 1 Mi values in 256-value packets (and the barrier's and checks' rounds)
+	[ "$pc" -ge $((1048576 / 256)) ] ||
+		fab_fail "($what) the parent completed $pc rounds, fewer than the job's 4096 packets"
+	[ "$pk" -eq $((2 * pc)) ] ||
+		fab_fail "($what) the parent counted $pk contributions for $pc rounds of 2 leaves"
+	for l in 1 2; do
+		c=$(counter L$l completions)
+		s=$(counter L$l up_sent)
+		u=$(counter L$l up_results)
+		[ "$c" -eq "$s" ] || fab_fail "($what) L$l completed $c rounds but sent $s up"
+		[ "$s" -eq "$pc" ] || fab_fail "($what) L$l sent $s rounds up, the parent completed $pc"
+		[ "$u" -eq "$pc" ] ||
+			fab_fail "($what) L$l took $u of the parent's results, the parent completed $pc"
+	done
+	echo "($what) parent: $pc rounds, $pk contributions; leaves: $(counter L1 up_resent)" \
+		"and $(counter L2 up_resent) partial sums resent, $(counter L1 drop_up_dup) and" \
+		"$(counter L2 drop_up_dup) duplicate results dropped"
+}
+
+fab_reset() {
+	local s k
+	for s in L1 L2 P; do
+		fab_ctl $s syncagtr session reset 1 keep-workers >/dev/null || fab_fail "$s: reset"
+		for k in completions contributions retransmits up_sent up_resent up_results \
+			drop_up_dup drop_up_stale; do
+			BASE[$s.$k]=$(fab_ctl $s --json syncagtr session show 1 | jq ".counters[0].$k")
+		done
+	done
+}
+
+run a --type int32
+tree_counts a
+echo "(a) 1 Mi int32 over two levels: exact and verified on every rank"
+
+fab_reset
+run b --type float32
+tree_counts b
+echo "(b) 1 Mi float32 over two levels: within the bound and verified on every rank"
+
+fab_reset
+for s in L1 L2 P; do
+	nports=$([ $s = P ] && echo 2 || echo 3)
+	for ((p = 0; p < nports; p++)); do
+		for d in rx tx; do
+			fab_ctl $s port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null ||
+				fab_fail "$s: port fault $p $d"
+		done
+	done
+done
+run c --type int32 --timeout-ms 10 --guard-ms 10
+pc=$(counter P completions)
+pk=$(counter P contributions)
+[ "$pk" -eq $((2 * pc)) ] ||
+	fab_fail "(c) the parent counted $pk contributions for $pc rounds of 2 leaves"
+echo "(c) 1% drop, duplication and reordering on every port, uplinks included: exact and" \
+	"verified; parent: $pc rounds, $pk contributions, $(counter P retransmits) retransmits;" \
+	"leaves resent $(counter L1 up_resent) + $(counter L2 up_resent) partial sums, dropped" \
+	"$(counter L1 drop_up_dup) + $(counter L2 drop_up_dup) duplicate and" \
+	"$(counter L1 drop_up_stale) + $(counter L2 drop_up_stale) stale results"
+echo "PASS"
