@@ -13,6 +13,12 @@
 #   (c) 1% drop, 1% duplication and 1% reordering in both directions of every port of all
 #       three switches, the uplinks included (inswitch fault injection): 1 Mi int32, exact
 #       and verified; the parent still counts exactly one contribution per leaf per round
+#   (d) a leaf killed mid-job (SIGKILL once the parent has completed 2,000 rounds of a 16 Mi
+#       int32 job) and started again with the same
+#       commands a second later, its slots empty: every rank either finishes exact and
+#       verified or fails naming why (--give-up-s 5); none exits 0 with a result it could not
+#       verify, none reports a wrong sum. Then, every session reset, a new job through the
+#       restarted leaf: exact
 #   fabric_syncagtr.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -78,6 +84,20 @@ ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
 ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
 for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
 
+# leaf_config L: leaf L's switch MAC, session 1, its two workers and its uplink
+leaf_config() {
+	local l=$1 r h
+	fab_ctl L$l syncagtr switch mac 02:00:00:00:fe:0$l >/dev/null
+	fab_ctl L$l syncagtr session add 1 ip 10.99.0.254 workers 2 >/dev/null
+	for r in 0 1; do
+		h=$((2 * (l - 1) + r + 1))
+		fab_ctl L$l syncagtr worker add 1 $r mac "$(printf '02:00:00:00:00:%02x' $h)" \
+			ip 10.99.0.$h port $r >/dev/null || fab_fail "L$l: worker add h$h"
+	done
+	fab_ctl L$l syncagtr session uplink 1 port 2 ip 10.98.0.$l parent-ip 10.98.0.254 \
+		parent-mac $PMAC >/dev/null || fab_fail "L$l: uplink"
+}
+
 # The drivers the single-switch tests use, in the same order: the first that starts L1.
 for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
 	fab_start L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
@@ -94,15 +114,7 @@ fab_ctl P syncagtr session add 1 ip 10.98.0.254 workers 2 >/dev/null
 for l in 1 2; do
 	fab_ctl P syncagtr worker add 1 $((l - 1)) mac 02:00:00:00:fe:0$l ip 10.98.0.$l \
 		port $((l - 1)) >/dev/null || fab_fail "P: worker add leaf $l"
-	fab_ctl L$l syncagtr switch mac 02:00:00:00:fe:0$l >/dev/null
-	fab_ctl L$l syncagtr session add 1 ip 10.99.0.254 workers 2 >/dev/null
-	for r in 0 1; do
-		h=$((2 * (l - 1) + r + 1))
-		fab_ctl L$l syncagtr worker add 1 $r mac "$(printf '02:00:00:00:00:%02x' $h)" \
-			ip 10.99.0.$h port $r >/dev/null || fab_fail "L$l: worker add h$h"
-	done
-	fab_ctl L$l syncagtr session uplink 1 port 2 ip 10.98.0.$l parent-ip 10.98.0.254 \
-		parent-mac $PMAC >/dev/null || fab_fail "L$l: uplink"
+	leaf_config $l
 done
 
 # counter SWITCH NAME: session 1's counter NAME on that switch since the case began (the
@@ -196,4 +208,55 @@ echo "(c) 1% drop, duplication and reordering on every port, uplinks included: e
 	"leaves resent $(counter L1 up_resent) + $(counter L2 up_resent) partial sums, dropped" \
 	"$(counter L1 drop_up_dup) + $(counter L2 drop_up_dup) duplicate and" \
 	"$(counter L1 drop_up_stale) + $(counter L2 drop_up_stale) stale results"
+
+# (d) L2 killed mid-job and started again
+for s in L1 L2 P; do
+	nports=$([ $s = P ] && echo 2 || echo 3)
+	for ((p = 0; p < nports; p++)); do
+		for d in rx tx; do fab_ctl $s port fault $p $d off >/dev/null; done
+	done
+done
+fab_reset
+pids=()
+for r in 0 1 2 3; do
+	isw_ns $((r + 1)) "$worker" --rank $r --workers 4 --switch-ip 10.99.0.254 --count 16Mi \
+		--threads 4 --window 128 --elems 256 --check --json --quiet --give-up-s 5 \
+		>"$ISW_TMP/d.$r.json" 2>"$ISW_TMP/d.$r.err" &
+	pids[r]=$!
+done
+# mid-job: once the parent has completed 2,000 of the job's 65,536+ rounds
+for ((k = 0; k < 200; k++)); do
+	[ "$(counter P completions)" -ge 2000 ] && break
+	sleep 0.05
+done
+for r in 0 1 2 3; do
+	kill -0 "${pids[$r]}" 2>/dev/null || fab_fail "(d) rank $r ended before the leaf was killed"
+done
+killed_at=$(counter P completions)
+l2pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || fab_fail "(d) no L2 process"
+{
+	kill -KILL "$l2pid"
+	wait "$l2pid"
+} 2>/dev/null || true
+sleep 1
+ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$l2pid/}")
+fab_start L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "(d) L2 did not restart"
+leaf_config 2
+ok=0
+for r in 0 1 2 3; do
+	if wait "${pids[$r]}"; then
+		[ "$(jq -r .verified "$ISW_TMP/d.$r.json")" = true ] ||
+			fab_fail "(d) rank $r exited 0 without verifying its result"
+		ok=$((ok + 1))
+	else
+		[ -s "$ISW_TMP/d.$r.err" ] || fab_fail "(d) rank $r failed without saying why"
+		echo "(d) rank $r failed: $(head -c 160 "$ISW_TMP/d.$r.err")"
+	fi
+	! grep -q MISMATCH "$ISW_TMP/d.$r.err" || fab_fail "(d) rank $r got a wrong sum"
+done
+echo "(d) L2 killed after $killed_at of the parent's rounds and restarted: $ok of 4 ranks" \
+	"finished exact and verified, $((4 - ok)) failed naming why; no wrong result"
+fab_reset
+run d2 --type int32
+echo "(d) a new job through the restarted leaf: exact and verified"
 echo "PASS"
