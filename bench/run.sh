@@ -16,7 +16,7 @@
 # reports. See bench/README.md.
 #
 # usage: bench/run.sh [--runs N] [--seconds S] [--warmup S] [--lcore N] [--only NAME[,NAME...]]
-#                     [--testpmd] [--build DIR]
+#                     [--testpmd] [--switch OPTIONS] [--build DIR]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +28,7 @@ MEASURE_S=3     # measured seconds per run (--seconds)
 WARMUP_S=1      # seconds between "socket answers" and "stats reset" (--warmup)
 LCORE=1         # the worker lcore (--lcore)
 ONLY=""         # comma-separated subset of cases (--only); their baselines and l2 are kept
+SWITCH_OPTS=""  # more daemon options for every inswitch case (--switch)
 WITH_TESTPMD=0  # also measure dpdk-testpmd io forwarding as a reference (--testpmd)
 TREE="" CTL="" PCAPGEN="" # the build tree used ($BUILD or build/) and its tools
 
@@ -158,6 +159,7 @@ usage() {
   --lcore N     the worker lcore (default $LCORE)
   --only LIST   measure only these cases (comma-separated), with their baselines and l2
   --testpmd     also measure dpdk-testpmd io forwarding (package dpdk-dev) as a reference
+  --switch OPTS more daemon options for every case's switch (e.g. "--idle-sleep-us 200")
   --build DIR   use the build tree DIR (already configured; run.sh runs ninja in it) instead
                 of build/ (configured and built by scripts/build.sh)
   --out DIR     where report.txt, report.json and report.png go (default bench/out)
@@ -176,6 +178,7 @@ parse_args() {
 		--lcore) LCORE=${2:?--lcore needs N}; shift 2 ;;
 		--only) ONLY=${2:?--only needs a list}; shift 2 ;;
 		--testpmd) WITH_TESTPMD=1; shift ;;
+		--switch) SWITCH_OPTS=${2?--switch needs OPTIONS}; shift 2 ;;
 		--build) BUILD=${2:?--build needs DIR}; shift 2 ;;
 		--out) OUT=${2:?--out needs DIR}; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
@@ -308,7 +311,7 @@ measure_inswitch() {
 	local c=$1 run=$2
 	local sock=$TMP/ctl.sock logf=$TMP/$c.$run.log opts stats
 	local abs0="" abs1="" absorbed=null daemon=$TREE/${CASE_BIN[$c]}
-	read -ra opts <<<"${CASE_OPTS[$c]}"
+	read -ra opts <<<"${CASE_OPTS[$c]} $SWITCH_OPTS"
 	rm -f "$sock"
 	# -m 1024 without hugepages is plenty: the default pool is 16383 mbufs (~40 MB), of which
 	# net_pcap keeps one per frame of the capture (it refuses to start if they do not fit). A case
