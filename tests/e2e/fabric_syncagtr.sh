@@ -84,20 +84,6 @@ ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
 ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
 for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
 
-# leaf_config L: leaf L's switch MAC, session 1, its two workers and its uplink
-leaf_config() {
-	local l=$1 r h
-	fab_ctl L$l syncagtr switch mac 02:00:00:00:fe:0$l >/dev/null
-	fab_ctl L$l syncagtr session add 1 ip 10.99.0.254 workers 2 >/dev/null
-	for r in 0 1; do
-		h=$((2 * (l - 1) + r + 1))
-		fab_ctl L$l syncagtr worker add 1 $r mac "$(printf '02:00:00:00:00:%02x' $h)" \
-			ip 10.99.0.$h port $r >/dev/null || fab_fail "L$l: worker add h$h"
-	done
-	fab_ctl L$l syncagtr session uplink 1 port 2 ip 10.98.0.$l parent-ip 10.98.0.254 \
-		parent-mac $PMAC >/dev/null || fab_fail "L$l: uplink"
-}
-
 # The drivers the single-switch tests use, in the same order: the first that starts L1.
 for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
 	fab_start L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
@@ -108,14 +94,49 @@ fab_start L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "L2 did no
 fab_start P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" || fab_fail "P did not start"
 echo "three switches on $ISW_DRIVER ports"
 
-PMAC=02:00:00:00:fe:00
-fab_ctl P syncagtr switch mac $PMAC >/dev/null
-fab_ctl P syncagtr session add 1 ip 10.98.0.254 workers 2 >/dev/null
-for l in 1 2; do
-	fab_ctl P syncagtr worker add 1 $((l - 1)) mac 02:00:00:00:fe:0$l ip 10.98.0.$l \
-		port $((l - 1)) >/dev/null || fab_fail "P: worker add leaf $l"
-	leaf_config $l
+# The fabric, from one topology file (docs/fabric.md), set up by inswitch-fabric
+fabric=$(dirname "$0")/../../control/inswitch-fabric
+TOPO=$ISW_TMP/fabric.topo
+cat >"$TOPO" <<EOF
+# two leaves and their parent
+switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00
+switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01
+switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02
+link L1:2 P:0
+link L2:2 P:1
+job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots 1024
+leaf 1 L1 up-ip 10.98.0.1
+worker 1 L1 0 mac 02:00:00:00:00:01 ip 10.99.0.1 port 0
+worker 1 L1 1 mac 02:00:00:00:00:02 ip 10.99.0.2 port 1
+leaf 1 L2 up-ip 10.98.0.2
+worker 1 L2 0 mac 02:00:00:00:00:03 ip 10.99.0.3 port 0
+worker 1 L2 1 mac 02:00:00:00:00:04 ip 10.99.0.4 port 1
+EOF
+"$fabric" check "$TOPO" || fab_fail "inswitch-fabric check refused the topology"
+
+# A mistake names its line, and nothing is configured: a leaf with no link to its root.
+sed 's/^link L2:2 P:1$/# no link/' "$TOPO" >"$ISW_TMP/bad.topo"
+if "$fabric" apply "$ISW_TMP/bad.topo" 2>"$ISW_TMP/bad.err"; then
+	fab_fail "inswitch-fabric applied a topology with a leaf its root cannot reach"
+fi
+grep -q "line 11: no link joins leaf L2 to root P" "$ISW_TMP/bad.err" ||
+	fab_fail "inswitch-fabric did not name the line: $(cat "$ISW_TMP/bad.err")"
+# A refusal part-way is rolled back: L2 already has a session 1 of another shape, so the
+# apply fails at L2's line after P's and L1's sessions were made; they are deleted again.
+fab_ctl L2 syncagtr session add 1 ip 10.99.0.254 workers 3 >/dev/null
+if "$fabric" apply "$TOPO" 2>"$ISW_TMP/rb.err"; then
+	fab_fail "inswitch-fabric applied over a session of another shape"
+fi
+grep -q "line 11: switch L2 refused 'syncagtr session add 1" "$ISW_TMP/rb.err" ||
+	fab_fail "the refusal does not name L2's line: $(cat "$ISW_TMP/rb.err")"
+for s in P L1; do
+	! fab_ctl $s syncagtr session show 1 >/dev/null 2>&1 ||
+		fab_fail "the failed apply left session 1 on $s"
 done
+fab_ctl L2 syncagtr session del 1 >/dev/null
+echo "inswitch-fabric: a mistake names its line; a refusal part-way is rolled back"
+
+"$fabric" apply "$TOPO" || fab_fail "inswitch-fabric apply"
 
 # counter SWITCH NAME: session 1's counter NAME on that switch since the case began (the
 # counters run from the session's creation: fab_reset takes a baseline)
@@ -241,7 +262,7 @@ l2pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || fab_fail "(d) no L2 pro
 sleep 1
 ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$l2pid/}")
 fab_start L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "(d) L2 did not restart"
-leaf_config 2
+"$fabric" apply "$TOPO" --switch L2 >/dev/null || fab_fail "(d) inswitch-fabric apply --switch L2"
 ok=0
 for r in 0 1 2 3; do
 	if wait "${pids[$r]}"; then
@@ -259,4 +280,16 @@ echo "(d) L2 killed after $killed_at of the parent's rounds and restarted: $ok o
 fab_reset
 run d2 --type int32
 echo "(d) a new job through the restarted leaf: exact and verified"
+
+# show: the tree with every switch's counters; del: the job gone from every switch
+"$fabric" show "$TOPO"
+"$fabric" show "$TOPO" 1 --json | jq -e '.jobs[0].switches | length == 3 and
+	(map(select(.role == "root"))[0].contributions) ==
+	2 * (map(select(.role == "root"))[0].completions)' >/dev/null ||
+	fab_fail "inswitch-fabric show: the root's contributions are not two per round"
+"$fabric" del "$TOPO" || fab_fail "inswitch-fabric del"
+for s in P L1 L2; do
+	! fab_ctl $s syncagtr session show 1 >/dev/null 2>&1 || fab_fail "del left session 1 on $s"
+done
+echo "inswitch-fabric show and del"
 echo "PASS"

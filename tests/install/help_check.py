@@ -19,7 +19,8 @@ import sys
 
 src, build = sys.argv[1], sys.argv[2]
 words = set()
-for f in glob.glob(src + "/**/*.[ch]", recursive=True) + [src + "/hosts/ask/ask-wordcount"]:
+for f in glob.glob(src + "/**/*.[ch]", recursive=True) + [src + "/hosts/ask/ask-wordcount",
+                                                          src + "/control/inswitch-fabric"]:
     if "/build" in f[len(src):]:
         continue
     words.update(re.findall(r'"--([a-z][a-z0-9-]+)', open(f, errors="replace").read()))
@@ -40,6 +41,7 @@ cmds = {
     "ask-receiver": build + "/hosts/ask/ask-receiver",
     "ask-count": build + "/hosts/ask/ask-count",
     "ask-wordcount": src + "/hosts/ask/ask-wordcount",
+    "inswitch-fabric": src + "/control/inswitch-fabric",
 }
 refused = re.compile(r"(unrecognized|unknown|invalid) option\W*'?--?([a-z][a-z0-9-]*)")
 

@@ -30,7 +30,7 @@ ninja -C "$tmp/build" >/dev/null || fail "build"
 DESTDIR=$tmp/root meson install -C "$tmp/build" --no-rebuild --quiet >/dev/null || fail "meson install"
 r=$tmp/root
 multiarch=$(gcc -print-multiarch)
-for f in usr/bin/inswitch usr/bin/inswitch-ctl usr/bin/ask-wordcount \
+for f in usr/bin/inswitch usr/bin/inswitch-ctl usr/bin/ask-wordcount usr/bin/inswitch-fabric \
 	usr/lib/systemd/system/inswitch.service etc/default/inswitch etc/inswitch/inswitch.conf \
 	usr/share/doc/inswitch/README.md usr/share/doc/inswitch/docs/deploy.md \
 	"usr/lib/$multiarch/wireshark/plugins/inswitch.lua"; do
