@@ -44,40 +44,8 @@ fab_fail() {
 	isw_fail "$@"
 }
 
-# fab_ctl SWITCH COMMAND...: inswitch-ctl on that switch's control socket
-fab_ctl() {
-	local s=$1
-	shift
-	"$build/inswitch-ctl" -s "$ISW_TMP/$s.sock" "$@"
-}
-
-# fab_start SWITCH LCORE IFACE...: a switch on those interfaces (ports 0, 1, ... in order),
-# with driver ISW_DRIVER; returns non-zero if it does not start
-fab_start() {
-	local s=$1 lcore=$2 i=0 ifc vdevs=() pid k
-	shift 2
-	for ifc in "$@"; do
-		vdevs+=(--vdev "$ISW_DRIVER$i,iface=$ifc")
-		i=$((i + 1))
-	done
-	"$build/inswitch" --no-huge -m 1024 --no-pci -l "$lcore" --no-shconf \
-		--file-prefix "isw-$ISW_TAG-$s" --log-level='*:warning' "${vdevs[@]}" \
-		-- --ctl "$ISW_TMP/$s.sock" --pipeline syncagtr --idle-sleep-us 200 \
-		>"$ISW_TMP/$s.log" 2>&1 &
-	pid=$!
-	for ((k = 0; k < 100; k++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		if fab_ctl "$s" version >/dev/null 2>&1; then
-			ISW_STOP_PIDS+=("$pid")
-			return 0
-		fi
-		sleep 0.1
-	done
-	kill -TERM "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	echo "switch $s did not start on $ISW_DRIVER: $(tail -n 3 "$ISW_TMP/$s.log")" >&2
-	return 1
-}
+fab_ctl() { isw_named_ctl "$@"; }
+fab_start() { isw_named_start "$build" "$@"; }
 
 isw_topo_create 4
 ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
@@ -203,6 +171,13 @@ fab_reset() {
 run a --type int32
 tree_counts a
 echo "(a) 1 Mi int32 over two levels: exact and verified on every rank"
+# show: the tree with every switch's counters side by side, the same as each switch's own
+"$fabric" show "$TOPO"
+"$fabric" show "$TOPO" 1 --json | jq -e --argjson pc "$(counter P completions)" \
+	'.jobs[0].switches | length == 3 and
+	(map(select(.role == "root"))[0] | .completions == $pc and .contributions == 2 * $pc) and
+	(map(select(.role == "leaf")) | all(.up_sent == $pc and .up_results == $pc))' >/dev/null ||
+	fab_fail "inswitch-fabric show does not give the tree's counters"
 
 fab_reset
 run b --type float32
@@ -281,12 +256,7 @@ fab_reset
 run d2 --type int32
 echo "(d) a new job through the restarted leaf: exact and verified"
 
-# show: the tree with every switch's counters; del: the job gone from every switch
-"$fabric" show "$TOPO"
-"$fabric" show "$TOPO" 1 --json | jq -e '.jobs[0].switches | length == 3 and
-	(map(select(.role == "root"))[0].contributions) ==
-	2 * (map(select(.role == "root"))[0].completions)' >/dev/null ||
-	fab_fail "inswitch-fabric show: the root's contributions are not two per round"
+# del: the job gone from every switch
 "$fabric" del "$TOPO" || fab_fail "inswitch-fabric del"
 for s in P L1 L2; do
 	! fab_ctl $s syncagtr session show 1 >/dev/null 2>&1 || fab_fail "del left session 1 on $s"

@@ -34,6 +34,12 @@
 #   isw_sa_rounds C RESULTS BARRIER N  fails unless SyncAgtr counters C (JSON: completions,
 #                         contributions) show RESULTS + BARRIER rounds, each with N contributions
 #   ISW_STOP_PIDS+=(PID)  a background process (a PS, a shim) that isw_cleanup stops first
+#   isw_named_start BUILD NAME LCORE IFACE...  one more switch, named NAME, with ports 0, 1, ...
+#                         on those interfaces (driver ISW_DRIVER), SyncAgtr on, idle workers
+#                         napping (--idle-sleep-us 200: several switches share the CPUs);
+#                         its socket $ISW_TMP/NAME.sock, its log $ISW_TMP/NAME.log; stopped
+#                         by isw_cleanup. Returns non-zero if it does not start
+#   isw_named_ctl NAME ARGS  inswitch-ctl against switch NAME
 #   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
 # Needs root. Everything created carries a per-run prefix, so runs never collide.
@@ -225,6 +231,39 @@ isw_switch_stop() {
 		wait "$ISW_PID" 2>/dev/null || true
 		ISW_PID=""
 	fi
+}
+
+isw_named_ctl() {
+	local s=$1
+	shift
+	"$ISW_BUILD/inswitch-ctl" -s "$ISW_TMP/$s.sock" "$@"
+}
+
+isw_named_start() {
+	local build=$1 s=$2 lcore=$3 i=0 ifc vdevs=() pid k
+	shift 3
+	ISW_BUILD=$build
+	for ifc in "$@"; do
+		vdevs+=(--vdev "$ISW_DRIVER$i,iface=$ifc")
+		i=$((i + 1))
+	done
+	"$build/inswitch" --no-huge -m 1024 --no-pci -l "$lcore" --no-shconf \
+		--file-prefix "isw-$ISW_TAG-$s" --log-level='*:warning' "${vdevs[@]}" \
+		-- --ctl "$ISW_TMP/$s.sock" --pipeline syncagtr --idle-sleep-us 200 \
+		>"$ISW_TMP/$s.log" 2>&1 &
+	pid=$!
+	for ((k = 0; k < 100; k++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		if isw_named_ctl "$s" version >/dev/null 2>&1; then
+			ISW_STOP_PIDS+=("$pid")
+			return 0
+		fi
+		sleep 0.1
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	echo "switch $s did not start on $ISW_DRIVER: $(tail -n 3 "$ISW_TMP/$s.log")" >&2
+	return 1
 }
 
 isw_cleanup() {
