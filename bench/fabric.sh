@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# SyncAgtr over two levels against the same job on one switch, the same hosts, in one run
+# (docs/fabric.md). Hosts h1..h4 in network namespaces, each with two interfaces: eth0 to its
+# leaf (h1, h2 behind L1; h3, h4 behind L2; both leaves linked to the parent P, the fabric set
+# up by inswitch-fabric) and eth1 to a single switch S holding all four. Every switch has
+# --idle-sleep-us 200, so the idle ones give their CPU to the busy ones. Run by run,
+# interleaved: a job of --count int32 values per worker through the fabric, then through S
+# (syncagtr-worker, its defaults, checked end to end). Per setup: the job's time (the slowest
+# rank's) min / median / max over the runs, its goodput per worker (tensor bits / time), the
+# workers' smoothed round trip (srtt_ms, median over ranks and runs); the goodput ratio of
+# medians (fabric / single), the parent's frames per contribution (its admitted packets over
+# its contributions: 1 when nothing is resent) and the round trip the second level adds. To
+# stdout and bench/out/fabric.txt, raw figures in bench/out/fabric.tsv. A benchmark: it prints.
+# --window W: the workers' window (4 threads; every session gets the 8 x W slots that needs).
+# usage: bench/fabric.sh [--runs N] [--count N] [--window W] [--build DIR]
+# Needs root (namespaces, AF_XDP).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=5
+COUNT=16Mi
+WINDOW=128
+BUILD=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) RUNS=$2; shift 2 ;;
+	--count) COUNT=$2; shift 2 ;;
+	--window) WINDOW=$2; shift 2 ;;
+	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
+	*) echo "usage: bench/fabric.sh [--runs N] [--count N] [--window W] [--build DIR]" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench/fabric.sh needs root (namespaces)" >&2; exit 1; }
+cd "$ROOT"
+scripts/deps.sh
+if [ -z "$BUILD" ]; then
+	scripts/build.sh >/dev/null
+	BUILD=$ROOT/build
+fi
+OUT=$ROOT/bench/out
+mkdir -p "$OUT"
+TSV=$OUT/fabric.tsv
+printf 'run\tsetup\tseconds\tgoodput_gbps\tsrtt_ms\tparent_pkts\tparent_contributions\n' >"$TSV"
+
+source tests/e2e/lib.sh
+cleanup() {
+	isw_cleanup
+	ip link del "${ISW_TAG}u1" 2>/dev/null || true
+	ip link del "${ISW_TAG}u2" 2>/dev/null || true
+	for i in 1 2 3 4; do ip link del "${ISW_TAG}q$i" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+log() { echo "bench: $*" >&2; }
+worker=$BUILD/hosts/syncagtr/syncagtr-worker
+
+isw_topo_create 4
+for i in 1 2 3 4; do
+	ip link add "${ISW_TAG}q$i" type veth peer name eth1 netns "${ISW_TAG}h$i"
+	ip link set "${ISW_TAG}q$i" up
+	isw_ns $i ip link set eth1 address "02:00:00:00:01:0$i"
+	isw_ns $i ip addr add "10.97.0.$i/24" dev eth1
+	isw_ns $i ip link set eth1 up
+	isw_ns $i ethtool -K eth1 tx off >/dev/null 2>&1 || true
+done
+ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
+ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
+for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
+ISW_DRIVER=net_af_xdp
+isw_named_start "$BUILD" L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" || isw_fail "L1"
+isw_named_start "$BUILD" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || isw_fail "L2"
+isw_named_start "$BUILD" P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" || isw_fail "P"
+isw_named_start "$BUILD" S 1 "${ISW_TAG}q1" "${ISW_TAG}q2" "${ISW_TAG}q3" "${ISW_TAG}q4" ||
+	isw_fail "S"
+
+TOPO=$ISW_TMP/fabric.topo
+{
+	echo "switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00"
+	echo "switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01"
+	echo "switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02"
+	echo "link L1:2 P:0"
+	echo "link L2:2 P:1"
+	echo "job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots $((8 * WINDOW))"
+	for l in 1 2; do
+		echo "leaf 1 L$l up-ip 10.98.0.$l"
+		for r in 0 1; do
+			h=$((2 * (l - 1) + r + 1))
+			echo "worker 1 L$l $r mac 02:00:00:00:00:0$h ip 10.99.0.$h port $r"
+		done
+	done
+} >"$TOPO"
+control/inswitch-fabric apply "$TOPO" >/dev/null
+isw_named_ctl S syncagtr session add 1 ip 10.97.0.254 workers 4 slots $((8 * WINDOW)) >/dev/null
+for r in 0 1 2 3; do
+	isw_named_ctl S syncagtr worker add 1 $r mac "02:00:00:00:01:0$((r + 1))" \
+		ip "10.97.0.$((r + 1))" port $r >/dev/null
+done
+log "four switches on net_af_xdp ports; the fabric applied"
+
+# one RUN SETUP: the four ranks through the setup's switches, a row of the TSV
+one() {
+	local run=$1 setup=$2 ip r pids=() p0 k0 p1 k1 secs gb rtt
+	ip=$([ "$setup" = fabric ] && echo 10.99.0.254 || echo 10.97.0.254)
+	p0=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].pkts')
+	k0=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].contributions')
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$worker" --rank $r --workers 4 --switch-ip "$ip" --count "$COUNT" \
+			--threads 4 --window "$WINDOW" --json --quiet \
+			>"$ISW_TMP/$setup.$r.json" 2>"$ISW_TMP/$setup.$r.err" &
+		pids[r]=$!
+	done
+	for r in 0 1 2 3; do
+		wait "${pids[$r]}" || isw_fail "$setup run $run rank $r: $(cat "$ISW_TMP/$setup.$r.err")"
+	done
+	p1=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].pkts')
+	k1=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].contributions')
+	secs=$(cat "$ISW_TMP/$setup".?.json | jq -s 'map(.seconds) | max')
+	gb=$(cat "$ISW_TMP/$setup".?.json | jq -s 'map(.goodput_gbps) | min')
+	rtt=$(cat "$ISW_TMP/$setup".?.json | jq -s 'map(.srtt_ms) | sort | (.[1] + .[2]) / 2')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$setup" "$secs" "$gb" "$rtt" \
+		$((p1 - p0)) $((k1 - k0)) >>"$TSV"
+	log "$setup run $run: $secs s, $gb Gbit/s a worker, srtt $rtt ms"
+	# both setups' sessions stay registered; a reset that keeps them clears the slots
+	isw_named_ctl S syncagtr session reset 1 keep-workers >/dev/null
+	for s in L1 L2 P; do isw_named_ctl $s syncagtr session reset 1 keep-workers >/dev/null; done
+}
+
+for ((run = 1; run <= RUNS; run++)); do
+	one $run fabric
+	one $run single
+done
+
+python3 - "$TSV" "$RUNS" "$COUNT" "$WINDOW" <<'EOF' | tee "$OUT/fabric.txt"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+by = {s: [r for r in rows if r["setup"] == s] for s in ("fabric", "single")}
+print("bench/fabric.sh: %s runs of %s int32 a worker, 4 workers, window %s; fabric = two "
+      "leaves and a parent, single = one switch" % (sys.argv[2], sys.argv[3], sys.argv[4]))
+print("%-7s %8s %8s %8s %12s %9s" % ("setup", "min s", "median s", "max s", "Gbit/s med",
+                                      "srtt ms"))
+med = {}
+for s, rs in by.items():
+    t = [float(r["seconds"]) for r in rs]
+    g = statistics.median(float(r["goodput_gbps"]) for r in rs)
+    rtt = statistics.median(float(r["srtt_ms"]) for r in rs)
+    med[s] = (g, rtt)
+    print("%-7s %8.3f %8.3f %8.3f %12.3f %9.3f" % (s, min(t), statistics.median(t), max(t), g,
+                                                   rtt))
+fr = [int(r["parent_pkts"]) / max(1, int(r["parent_contributions"])) for r in by["fabric"]]
+print("goodput fabric / single: %.2f (target 0.8); the parent's frames per contribution: "
+      "%.3f (median; %.3f..%.3f); round trip added by the second level: %.3f ms"
+      % (med["fabric"][0] / med["single"][0], statistics.median(fr), min(fr), max(fr),
+         med["fabric"][1] - med["single"][1]))
+EOF
