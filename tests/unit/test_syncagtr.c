@@ -980,6 +980,29 @@ static void test_uplink_admission(void **state)
 	assert_int_equal(sa_counters[0][2].up_results, 1);
 }
 
+/* A leaf's paths keep to one access per register array per pass, as a Tofino's stages would
+ * (docs/fabric.md, What each switch does): 256-value packets, each chunk a pass. */
+static void test_uplink_strict(void **state)
+{
+	(void)state;
+	uplink_on();
+	w->pass.recirc_limit = 3;
+	struct req r = {.sw = 253, .size = 3, .pool = 3, .tsi = 9, .base = 1};
+	r.host = 3;
+	sa_process_strict(w, mk(&r, 2)); /* first: the round opens */
+	r.host = 4;
+	sa_process_strict(w, mk(&r, 3));            /* completes: up */
+	sa_process_strict(w, mk(&r, 3));            /* resend, round open: up again */
+	sa_process_strict(w, mk_parent_result(&r)); /* the parent's result: final */
+	sa_process_strict(w, mk(&r, 3));            /* resend, round final: answered here */
+	assert_int_equal(w->pass.multi_access, 0);
+	assert_int_equal(w->pass.recirc_over, 0);
+	assert_int_equal(sa_counters[0][2].up_sent, 1);
+	assert_int_equal(sa_counters[0][2].up_resent, 1);
+	assert_int_equal(sa_counters[0][2].up_results, 1);
+	assert_int_equal(tx_total(), 2 + 2 + 1);
+}
+
 static void test_uplink_commands(void **state)
 {
 	(void)state;
@@ -1034,6 +1057,7 @@ int main(void)
 	        T(test_reset_keep_workers),
 	        T(test_uplink_round),
 	        T(test_uplink_admission),
+	        T(test_uplink_strict),
 	        T(test_uplink_commands),
 	};
 	int rc = cmocka_run_group_tests_name("syncagtr", tests, NULL, NULL);
