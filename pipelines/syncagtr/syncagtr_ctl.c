@@ -803,6 +803,10 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, EADDRINUSE, "%s %s is already rank %u of session %u",
 		                   kv[0].val, kv[1].val, r, id);
 	}
+	if (s->up.on && s->up.parent_ip == ip && memcmp(s->up.parent_mac, mac, 6) == 0)
+		return isw_cmd_err(c, EADDRINUSE,
+		                   "%s %s is session %u's parent switch (its uplink)", kv[0].val,
+		                   kv[1].val, id);
 	struct sa_member *m = &s->w[rank];
 	if (m->valid) {
 		/* A worker registering itself again with the same addresses is not an error. */

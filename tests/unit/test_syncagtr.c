@@ -1022,6 +1022,10 @@ static void test_uplink_commands(void **state)
 	refused("syncagtr session uplink 9 off", "ENOENT");
 	uplink_on();
 	run("syncagtr session show 2", 1);
+	/* the parent is not a worker of the session it serves */
+	run("syncagtr worker del 2 1", 1);
+	refused("syncagtr worker add 2 1 mac 02:00:00:00:01:fe ip 10.0.1.254 port 3", "EADDRINUSE");
+	run("syncagtr worker add 2 1 mac 02:00:00:00:00:04 ip 10.0.0.4 port 3", 1);
 	/* Traffic in the epoch: no change until a reset. */
 	struct req r = {.sw = 253, .size = 1, .pool = 0, .host = 3};
 	feed(&r, 2);
