@@ -176,6 +176,19 @@ static inline uint32_t isw_salu_bitset(struct isw_pass *p, const struct isw_reg 
 	return old;
 }
 
+/* Bit-set-if-disjoint: ORs bits into the cell only when none of them is set there yet; returns the
+ * value before (for a single bit, the same as isw_salu_bitset). */
+static inline uint32_t isw_salu_bitset_disjoint(struct isw_pass *p, const struct isw_reg *r,
+                                                uint32_t idx, uint32_t bits)
+{
+	isw_pass_note(p, r);
+	uint32_t *c = isw_cell(r, idx);
+	uint32_t old = *c;
+	if ((old & bits) == 0)
+		*c = old | bits;
+	return old;
+}
+
 /* Compare-and-claim: takes a free cell (0) or keeps one already holding key (key != 0).
  * Returns true when the cell holds key afterwards. */
 static inline bool isw_salu_claim(struct isw_pass *p, const struct isw_reg *r, uint32_t idx,

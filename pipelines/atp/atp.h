@@ -42,6 +42,10 @@ struct atp_app {
 	uint16_t group;         /* PRE group of the worker ports, for ACKs */
 	uint32_t worker_ports;  /* bit p: a worker of the app is behind port p */
 	int16_t ps[ATP_PS_MAX]; /* PS port per PSIndex, or ATP_NO_PORT */
+	/* A level of a fabric (docs/fabric.md, atp app fabric): complete when the aggregator's
+	 * bitmap covers these worker bits; 0: a single switch, complete at num_worker
+	 * contributions */
+	uint32_t mask;
 };
 
 #define ATP_LEASE_DEFAULT_MS 1000u

@@ -362,6 +362,53 @@ ISW_CMD_REGISTER(
         "ANNOUNCE does it for inswitch's tools): frames of other jobs are dropped",
         cmd_app_reset)
 
+/*
+ * An app as one level of a fabric (docs/fabric.md): on a leaf, the ranks of the workers behind
+ * it (its PS port being its uplink); on the root, every rank of the job (its worker ports being
+ * the leaves' links). An aggregation completes when its bitmap covers those ranks' bits, and a
+ * frame that collided below goes on to the PS as it is. off: a single switch again.
+ */
+static int cmd_app_fabric(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, mask = 0;
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 2, 3) < 0 ||
+	    arg_app(c, argv[0], true, &id) < 0)
+		return -EINVAL;
+	struct atp_app *a = &master->apps[master->index[id]];
+	if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		mask = 0;
+	} else if (argc == 3 && strcmp(argv[1], "ranks") == 0) {
+		char buf[256];
+		char *f[ATP_WORKERS_MAX];
+		int n = isw_arg_list(c, argv[2], "ranks", buf, sizeof(buf), f, RTE_DIM(f));
+		if (n < 0)
+			return -EINVAL;
+		for (int i = 0; i < n; i++) {
+			uint32_t r;
+			if (isw_arg_u32(c, f[i], "rank", 0, a->nworkers - 1u, &r) < 0)
+				return -EINVAL;
+			mask |= 1u << r;
+		}
+	} else {
+		return isw_cmd_err(c, EINVAL, "usage: atp app fabric %s", c->cmd->usage);
+	}
+	uint32_t old = a->mask;
+	a->mask = mask;
+	if (publish() < 0) {
+		a->mask = old;
+		return isw_cmd_err(c, ENOMEM, "no memory");
+	}
+	isw_json_u64(c->out, "app", id);
+	isw_json_strf(c->out, "ranks_mask", "0x%08x", mask);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_app_fabric, "atp app fabric", "APP ranks R[,R...] | APP off",
+                 "make the app one level of a fabric: its aggregations complete when the "
+                 "workers of these ranks are in (a leaf's own; the root's: all), and frames "
+                 "that collided below go to the PS as they are (docs/fabric.md); off: a single "
+                 "switch",
+                 cmd_app_fabric)
+
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -412,6 +459,13 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 				isw_json_u64(c->out, key, (uint64_t)a->ps[k]);
 		}
 		isw_json_u64(c->out, "group", a->group);
+		if (a->mask != 0) {
+			char ranks[128];
+			isw_json_str_kv(c->out, "fabric_ranks",
+			                isw_fmt_port_list(a->mask, ranks, sizeof(ranks)));
+		} else {
+			isw_json_null(c->out, "fabric_ranks");
+		}
 		uint64_t named = __atomic_load_n(&atp_jobs[i].named, __ATOMIC_ACQUIRE);
 		uint32_t at = __atomic_load_n(&atp_jobs[i].at_ms, __ATOMIC_RELAXED);
 		int32_t ago = (int32_t)(isw_clock_ms() - at);

@@ -201,6 +201,11 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return to_ps(w, m, p, ps);
 	}
 
+	if (unlikely(a->mask != 0) && (flag & ATP_F_COLLISION)) {
+		/* A level of a fabric: a frame that collided below goes to the PS as it is. */
+		cnt->collisions++;
+		return to_ps(w, m, p, ps);
+	}
 	bool lapsed;
 	enum isw_claim claim =
 	        isw_salu_claim_lease(pass, atp_regs[ATP_REG_OWNER], agtr, key, w->now_ms,
@@ -222,14 +227,20 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		count = 1;
 		isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, count);
 	} else {
-		old = isw_salu_bitset(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
+		/* A frame's workers join only if none of them is in yet: a frame of several (a
+		 * fabric leaf's partial sum) that overlaps the aggregation would count a worker
+		 * twice (docs/fabric.md); for one worker's frame this is a plain bit-set. */
+		old = isw_salu_bitset_disjoint(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
 		if (isw_salu_bitset(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in))
 			h->flag |= ATP_F_ECN;
-		count = (bit & ~old) ? isw_salu_add(pass, atp_regs[ATP_REG_COUNT], agtr, 1)
-		                     : isw_salu_read(pass, atp_regs[ATP_REG_COUNT], agtr);
+		count = bit != 0 && (bit & old) == 0
+		                ? isw_salu_add(pass, atp_regs[ATP_REG_COUNT], agtr, 1)
+		                : isw_salu_read(pass, atp_regs[ATP_REG_COUNT], agtr);
 	}
-	bool fresh = (bit & ~old) != 0;
-	bool complete = count == h->num_worker;
+	bool fresh = bit != 0 && (bit & old) == 0;
+	uint32_t now_bits = fresh ? old | bit : old;
+	bool complete =
+	        likely(a->mask == 0) ? count == h->num_worker : (now_bits & a->mask) == a->mask;
 	if (fresh) {
 		cnt->aggregated++;
 		isw_salu_vec_sadd(pass, values, agtr, vals, ATP_VALUES, old == 0,

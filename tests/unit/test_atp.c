@@ -726,6 +726,92 @@ static void test_job_lapses_old_claims(void **state)
 	assert_int_equal(atp_counters[0][1].lapsed, 2);
 }
 
+/* ---- Fabric levels (docs/fabric.md) ---- */
+
+/* A root: app 1's worker ports 0 and 1 are two leaves' links; the leaves' partial sums carry
+ * several worker bits. The aggregation completes when every rank is in, a partial that overlaps
+ * it is never added (it would count a worker twice), and a frame that collided below goes on. */
+static void test_fabric_root(void **state)
+{
+	(void)state;
+	run("atp app fabric 1 ranks 0,1,2", 1);
+	struct fr f = {.app = 1, .seq = 3, .agtr = 9, .nw = 3, .flag = ATP_F_DATAINDEX};
+	f.bitmap = 0x3, f.base = 10; /* leaf A: workers 0 and 1, summed */
+	feed(&f, 0);
+	assert_int_equal(w->tx[3].n, 0);
+	f.bitmap = 0x6, f.base = 1000; /* overlaps worker 1: not added, dropped (incomplete) */
+	feed(&f, 1);
+	assert_int_equal(w->tx[3].n, 0);
+	assert_int_equal(drops(ISW_DROP_ATP_DUP), 1);
+	f.bitmap = 0x4, f.base = 5; /* leaf B: worker 2 */
+	feed(&f, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	const uint8_t *b = tx_frame(3, 0);
+	check_values(b, 2, 15);
+	assert_int_equal(get32(b + 34), 7);
+	/* A frame that collided at a leaf: to the PS as it is, no aggregator touched. */
+	struct fr c = {.app = 1,
+	               .seq = 4,
+	               .agtr = 10,
+	               .nw = 3,
+	               .id = 2,
+	               .base = 77,
+	               .flag = ATP_F_COLLISION | ATP_F_DATAINDEX};
+	feed(&c, 1);
+	assert_int_equal(w->tx[3].n, 2);
+	check_values(tx_frame(3, 1), 1, 77);
+	assert_int_equal(get32(tx_frame(3, 1) + 34), 4);
+	c.flag = ATP_F_DATAINDEX; /* the aggregator it names is free: the next seq claims it */
+	feed(&c, 1);
+	assert_int_equal(w->tx[3].n, 2);
+	assert_int_equal(atp_counters[0][1].collisions, 1);
+	run("atp app show 1", 1);
+}
+
+/* A leaf: app 1's workers of ranks 0 and 1 behind it (of a job of 3); its PS port is the
+ * uplink. Complete when those two are in, whatever num_worker says. */
+static void test_fabric_leaf(void **state)
+{
+	(void)state;
+	run("atp app fabric 1 ranks 0,1", 1);
+	struct fr f = {.app = 1, .seq = 2, .agtr = 11, .nw = 3, .id = 0, .base = 1};
+	feed(&f, 0);
+	assert_int_equal(w->tx[3].n, 0);
+	f.id = 1, f.base = 2;
+	feed(&f, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 2, 3);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 3);
+	/* off: a single switch again, complete at num_worker contributions */
+	run("atp app fabric 1 off", 1);
+	struct fr g = {.app = 1, .seq = 5, .agtr = 12, .nw = 3, .id = 0};
+	feed(&g, 0);
+	g.id = 1;
+	feed(&g, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	isw_unit_refused(&out, "atp app fabric 1 ranks 3", "ERANGE");
+	isw_unit_refused(&out, "atp app fabric 1 mask 3", "EINVAL");
+	isw_unit_refused(&out, "atp app fabric 9 off", "ENOENT");
+}
+
+/* A single switch never adds a frame whose workers are partly in already (hosts send one bit;
+ * a frame of several is a fabric's or a broken host's): the sum stays exact. */
+static void test_multi_bit_overlap_single_switch(void **state)
+{
+	(void)state;
+	struct fr f = {.app = 1, .seq = 6, .agtr = 13, .nw = 3, .id = 0, .base = 10};
+	feed(&f, 0);
+	f.id = 0, f.bitmap = 0x3, f.base = 500; /* worker 0 again, with worker 1 */
+	feed(&f, 1);
+	f.bitmap = 0;
+	f.id = 1, f.base = 20;
+	feed(&f, 1);
+	f.id = 2, f.base = 30;
+	feed(&f, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 3, 60);
+}
+
 static void test_commands_refuse_cleanly(void **state)
 {
 	(void)state;
@@ -752,14 +838,25 @@ int main(void)
 		return 1;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-	        T(test_claim_aggregate_complete),  T(test_duplicate_incomplete_dropped),
-	        T(test_collision_and_ack),         T(test_ack_from_wrong_port),
-	        T(test_resend_owned_flushes),      T(test_resend_not_owned_never_claims),
-	        T(test_overflow_untouched),        T(test_checks),
-	        T(test_saturation_sticky_rails),   T(test_ecn_carry),
-	        T(test_strict_one_access),         T(test_commands_refuse_cleanly),
-	        T(test_app_del_frees_aggregators), T(test_lease_lapsed_job),
-	        T(test_job_join_announce),         T(test_job_check_drops),
+	        T(test_claim_aggregate_complete),
+	        T(test_duplicate_incomplete_dropped),
+	        T(test_collision_and_ack),
+	        T(test_ack_from_wrong_port),
+	        T(test_resend_owned_flushes),
+	        T(test_resend_not_owned_never_claims),
+	        T(test_overflow_untouched),
+	        T(test_checks),
+	        T(test_saturation_sticky_rails),
+	        T(test_ecn_carry),
+	        T(test_strict_one_access),
+	        T(test_commands_refuse_cleanly),
+	        T(test_fabric_root),
+	        T(test_fabric_leaf),
+	        T(test_multi_bit_overlap_single_switch),
+	        T(test_app_del_frees_aggregators),
+	        T(test_lease_lapsed_job),
+	        T(test_job_join_announce),
+	        T(test_job_check_drops),
 	        T(test_job_lapses_old_claims),
 	};
 	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
