@@ -35,7 +35,8 @@
 #                         contributions) show RESULTS + BARRIER rounds, each with N contributions
 #   ISW_STOP_PIDS+=(PID)  a background process (a PS, a shim) that isw_cleanup stops first
 #   isw_named_start BUILD NAME LCORE IFACE...  one more switch, named NAME, with ports 0, 1, ...
-#                         on those interfaces (driver ISW_DRIVER), SyncAgtr on, idle workers
+#                         on those interfaces (driver ISW_DRIVER), the pipeline
+#                         ISW_NAMED_PIPELINE on (default syncagtr), idle workers
 #                         napping (--idle-sleep-us 200: several switches share the CPUs);
 #                         its socket $ISW_TMP/NAME.sock, its log $ISW_TMP/NAME.log; stopped
 #                         by isw_cleanup. Returns non-zero if it does not start
@@ -249,7 +250,8 @@ isw_named_start() {
 	done
 	"$build/inswitch" --no-huge -m 1024 --no-pci -l "$lcore" --no-shconf \
 		--file-prefix "isw-$ISW_TAG-$s" --log-level='*:warning' "${vdevs[@]}" \
-		-- --ctl "$ISW_TMP/$s.sock" --pipeline syncagtr --idle-sleep-us 200 \
+		-- --ctl "$ISW_TMP/$s.sock" --pipeline "${ISW_NAMED_PIPELINE:-syncagtr}" \
+		--idle-sleep-us 200 \
 		>"$ISW_TMP/$s.log" 2>&1 &
 	pid=$!
 	for ((k = 0; k < 100; k++)); do

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# End to end: ATP over two levels (docs/fabric.md) with three inswitch servers on one machine:
+# leaves L1 (workers h1, h2, ranks 0 and 1) and L2 (h3, h4, ranks 2 and 3), each with app 1 whose
+# PS port is its uplink to the root P; P's app 1 has the leaves' links as its worker ports and the
+# parameter server h5 behind its port 2. 'atp app fabric' gives each level its ranks. The hosts
+# (atp-worker, atp-ps) are unchanged: the workers' JOIN, data and resends go up, the PS's
+# ANNOUNCE and ACKs come down through both levels.
+#   (a) 1 Mi int32 a worker, checked against the sum of all four: exact and verified; each
+#       leaf completed aggregations and P completed them from the leaves' partial sums
+#   (b) the same with 1% drop, 1% duplication and 1% reordering in both directions of every
+#       port of all three switches, uplinks included (inswitch fault injection): exact
+#   fabric_atp.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+source "$(dirname "$0")/lib.sh"
+isw_need_root
+worker=$build/hosts/atp/atp-worker
+ps=$build/hosts/atp/atp-ps
+isw_need_tools "$worker" "$ps"
+COMMON="--threads 2 --window 64 --pool 256"
+
+SWITCHES=(L1 L2 P)
+fab_cleanup() {
+	isw_cleanup
+	ip link del "${ISW_TAG}u1" 2>/dev/null || true
+	ip link del "${ISW_TAG}u2" 2>/dev/null || true
+}
+trap fab_cleanup EXIT
+
+fab_fail() {
+	local s
+	for s in "${SWITCHES[@]}"; do
+		echo "--- $s's log:" >&2
+		tail -n 5 "$ISW_TMP/$s.log" >&2 || true
+	done
+	isw_fail "$@"
+}
+
+ISW_NAMED_PIPELINE=atp
+isw_topo_create 5
+ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
+ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
+for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
+for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
+	isw_named_start "$build" L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
+	ISW_DRIVER=""
+done
+[ -n "$ISW_DRIVER" ] || isw_fail "no driver started a switch"
+isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "L2"
+isw_named_start "$build" P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" "$(isw_if 5)" || fab_fail "P"
+echo "three switches on $ISW_DRIVER ports"
+
+for s in L1 L2 P; do
+	isw_named_ctl $s atp app add 1 workers 4 ports 0,1 ps 2 >/dev/null ||
+		fab_fail "$s: atp app add"
+done
+isw_named_ctl L1 atp app fabric 1 ranks 0,1 >/dev/null
+isw_named_ctl L2 atp app fabric 1 ranks 2,3 >/dev/null
+isw_named_ctl P atp app fabric 1 ranks 0,1,2,3 >/dev/null
+
+# counter SWITCH NAME: app 1's counter NAME on that switch
+counter() {
+	isw_named_ctl "$1" --json atp app show 1 | jq ".counters[0].$2"
+}
+
+# run NAME: the PS on h5, workers 0..3 on h1..h4, checked; fails unless all exit 0 verified
+run() {
+	local name=$1 r pids=() pspid
+	ip netns exec "${ISW_TAG}h5" "$ps" --app 1 --dev eth0 --workers 4 $COMMON --json --quiet \
+		>"$ISW_TMP/$name.ps.json" 2>"$ISW_TMP/$name.ps.err" &
+	pspid=$!
+	ISW_STOP_PIDS+=($pspid)
+	sleep 0.3
+	for r in 0 1 2 3; do
+		isw_ns $((r + 1)) "$worker" --id $r --workers 4 --app 1 --dev eth0 $COMMON \
+			--count 1Mi --check --json --quiet \
+			>"$ISW_TMP/$name.$r.json" 2>"$ISW_TMP/$name.$r.err" &
+		pids[r]=$!
+	done
+	for r in 0 1 2 3; do
+		wait "${pids[$r]}" ||
+			fab_fail "($name) worker $r: $(tail -n 3 "$ISW_TMP/$name.$r.err")"
+		[ "$(jq -r .verified "$ISW_TMP/$name.$r.json")" = true ] ||
+			fab_fail "($name) worker $r did not verify its result"
+	done
+	kill -TERM $pspid 2>/dev/null || true
+	wait $pspid 2>/dev/null || true
+}
+
+run a
+for s in L1 L2 P; do
+	echo "(a) $s: $(isw_named_ctl $s --json atp app show 1 |
+		jq -c '.counters[0] | {pkts, aggregated, completions, collisions, resends, flushes, acks}')"
+done
+[ "$(counter L1 completions)" -gt 0 ] && [ "$(counter L2 completions)" -gt 0 ] ||
+	fab_fail "(a) a leaf completed no aggregation"
+[ "$(counter P completions)" -gt 0 ] || fab_fail "(a) the root completed no aggregation"
+# Where no frame was resent (a timer that fired on a loaded machine flushes an aggregation and
+# the PS completes it), the tree is exact: each leaf completes each seq from its two workers,
+# the root from the two leaves' sums.
+if [ "$(($(counter L1 resends) + $(counter L2 resends) + $(counter P resends)))" = 0 ]; then
+	pc=$(counter P completions)
+	[ "$(counter P aggregated)" -eq $((2 * pc)) ] ||
+		fab_fail "(a) the root aggregated $(counter P aggregated) partial sums for $pc seqs"
+	for s in L1 L2; do
+		[ "$(counter $s completions)" -eq "$pc" ] ||
+			fab_fail "(a) $s completed $(counter $s completions) seqs, the root $pc"
+		[ "$(counter $s aggregated)" -eq $((2 * pc)) ] ||
+			fab_fail "(a) $s aggregated $(counter $s aggregated) frames for $pc seqs"
+	done
+	echo "(a) no resend: every seq completed on each leaf from its 2 workers and on the root" \
+		"from the 2 leaves' sums ($pc seqs)"
+fi
+echo "(a) 1 Mi int32 over two levels of ATP: exact and verified on every worker"
+
+for s in L1 L2 P; do
+	for ((p = 0; p < 3; p++)); do
+		for d in rx tx; do
+			isw_named_ctl $s port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null ||
+				fab_fail "$s: port fault $p $d"
+		done
+	done
+done
+run b
+echo "(b) with 1% drop, duplication and reordering on every port, uplinks included: exact and" \
+	"verified; root: $(isw_named_ctl P --json atp app show 1 |
+		jq -c '.counters[0] | {completions, collisions, resends, flushes}')"
+echo "PASS"
