@@ -2,7 +2,8 @@
 # End to end: ATP over two levels (docs/fabric.md) with three inswitch servers on one machine:
 # leaves L1 (workers h1, h2, ranks 0 and 1) and L2 (h3, h4, ranks 2 and 3), each with app 1 whose
 # PS port is its uplink to the root P; P's app 1 has the leaves' links as its worker ports and the
-# parameter server h5 behind its port 2. 'atp app fabric' gives each level its ranks. The hosts
+# parameter server h5 behind its port 2, all set up by inswitch-fabric from one topology file
+# ('atp app fabric' gives each level its ranks). The hosts
 # (atp-worker, atp-ps) are unchanged: the workers' JOIN, data and resends go up, the PS's
 # ANNOUNCE and ACKs come down through both levels.
 #   (a) 1 Mi int32 a worker, checked against the sum of all four: exact and verified; each
@@ -50,13 +51,32 @@ isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_
 isw_named_start "$build" P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" "$(isw_if 5)" || fab_fail "P"
 echo "three switches on $ISW_DRIVER ports"
 
-for s in L1 L2 P; do
-	isw_named_ctl $s atp app add 1 workers 4 ports 0,1 ps 2 >/dev/null ||
-		fab_fail "$s: atp app add"
-done
-isw_named_ctl L1 atp app fabric 1 ranks 0,1 >/dev/null
-isw_named_ctl L2 atp app fabric 1 ranks 2,3 >/dev/null
-isw_named_ctl P atp app fabric 1 ranks 0,1,2,3 >/dev/null
+# The fabric from one topology file, set up by inswitch-fabric (docs/fabric.md)
+fabric=$(dirname "$0")/../../control/inswitch-fabric
+TOPO=$ISW_TMP/fabric.topo
+cat >"$TOPO" <<EOF
+switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00
+switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01
+switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02
+link L1:2 P:0
+link L2:2 P:1
+job 1 atp root P ps-port 2
+leaf 1 L1
+worker 1 L1 0 port 0
+worker 1 L1 1 port 1
+leaf 1 L2
+worker 1 L2 2 port 0
+worker 1 L2 3 port 1
+EOF
+# worker ids must be 0..N-1, each once: a mistake names its line
+sed 's/^worker 1 L2 3 port 1$/worker 1 L2 1 port 1/' "$TOPO" >"$ISW_TMP/bad.topo"
+! "$fabric" check "$ISW_TMP/bad.topo" 2>"$ISW_TMP/bad.err" ||
+	fab_fail "inswitch-fabric accepted a worker id twice"
+grep -q "line 12: worker 1 of job 1 is already behind L1 (line 9)" "$ISW_TMP/bad.err" ||
+	fab_fail "inswitch-fabric did not name the line: $(cat "$ISW_TMP/bad.err")"
+"$fabric" apply "$TOPO" || fab_fail "inswitch-fabric apply"
+[ "$(isw_named_ctl L2 --json atp app show 1 | jq -r '.apps[0].fabric_ranks')" = 2,3 ] ||
+	fab_fail "L2's app 1 does not complete at ranks 2,3"
 
 # counter SWITCH NAME: app 1's counter NAME on that switch
 counter() {
@@ -88,10 +108,7 @@ run() {
 }
 
 run a
-for s in L1 L2 P; do
-	echo "(a) $s: $(isw_named_ctl $s --json atp app show 1 |
-		jq -c '.counters[0] | {pkts, aggregated, completions, collisions, resends, flushes, acks}')"
-done
+"$fabric" show "$TOPO"
 [ "$(counter L1 completions)" -gt 0 ] && [ "$(counter L2 completions)" -gt 0 ] ||
 	fab_fail "(a) a leaf completed no aggregation"
 [ "$(counter P completions)" -gt 0 ] || fab_fail "(a) the root completed no aggregation"
@@ -125,4 +142,8 @@ run b
 echo "(b) with 1% drop, duplication and reordering on every port, uplinks included: exact and" \
 	"verified; root: $(isw_named_ctl P --json atp app show 1 |
 		jq -c '.counters[0] | {completions, collisions, resends, flushes}')"
+"$fabric" del "$TOPO" || fab_fail "inswitch-fabric del"
+for s in L1 L2 P; do
+	! isw_named_ctl $s atp app show 1 >/dev/null 2>&1 || fab_fail "del left app 1 on $s"
+done
 echo "PASS"
