@@ -42,51 +42,26 @@ TSV=$OUT/fabric.tsv
 printf 'run\tsetup\tseconds\tgoodput_gbps\tsrtt_ms\tparent_pkts\tparent_contributions\n' >"$TSV"
 
 source tests/e2e/lib.sh
-cleanup() {
-	isw_cleanup
-	ip link del "${ISW_TAG}u1" 2>/dev/null || true
-	ip link del "${ISW_TAG}u2" 2>/dev/null || true
-	for i in 1 2 3 4; do ip link del "${ISW_TAG}q$i" 2>/dev/null || true; done
-}
-trap cleanup EXIT
+trap isw_cleanup EXIT
 log() { echo "bench: $*" >&2; }
 worker=$BUILD/hosts/syncagtr/syncagtr-worker
 
 isw_topo_create 4
 for i in 1 2 3 4; do
 	ip link add "${ISW_TAG}q$i" type veth peer name eth1 netns "${ISW_TAG}h$i"
+	ISW_LINKS+=("${ISW_TAG}q$i")
 	ip link set "${ISW_TAG}q$i" up
 	isw_ns $i ip link set eth1 address "02:00:00:00:01:0$i"
 	isw_ns $i ip addr add "10.97.0.$i/24" dev eth1
 	isw_ns $i ip link set eth1 up
 	isw_ns $i ethtool -K eth1 tx off >/dev/null 2>&1 || true
 done
-ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
-ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
-for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
-ISW_DRIVER=net_af_xdp
-isw_named_start "$BUILD" L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" || isw_fail "L1"
-isw_named_start "$BUILD" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || isw_fail "L2"
-isw_named_start "$BUILD" P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" || isw_fail "P"
+ISW_DRIVERS=net_af_xdp isw_fabric_up "$BUILD"
 isw_named_start "$BUILD" S 1 "${ISW_TAG}q1" "${ISW_TAG}q2" "${ISW_TAG}q3" "${ISW_TAG}q4" ||
 	isw_fail "S"
 
 TOPO=$ISW_TMP/fabric.topo
-{
-	echo "switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00"
-	echo "switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01"
-	echo "switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02"
-	echo "link L1:2 P:0"
-	echo "link L2:2 P:1"
-	echo "job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots $((8 * WINDOW))"
-	for l in 1 2; do
-		echo "leaf 1 L$l up-ip 10.98.0.$l"
-		for r in 0 1; do
-			h=$((2 * (l - 1) + r + 1))
-			echo "worker 1 L$l $r mac 02:00:00:00:00:0$h ip 10.99.0.$h port $r"
-		done
-	done
-} >"$TOPO"
+isw_fabric_topo syncagtr $((8 * WINDOW)) >"$TOPO"
 control/inswitch-fabric apply "$TOPO" >/dev/null
 isw_named_ctl S syncagtr session add 1 ip 10.97.0.254 workers 4 slots $((8 * WINDOW)) >/dev/null
 for r in 0 1 2 3; do

@@ -101,12 +101,12 @@ void isw_fault_apply(struct isw_worker *w, const struct isw_fault_cfg *f, uint16
 	}
 }
 
-void isw_fault_flush(struct isw_worker *w, uint16_t port, unsigned dir, isw_deliver_fn deliver,
-                     bool force)
+unsigned isw_fault_flush(struct isw_worker *w, uint16_t port, unsigned dir, isw_deliver_fn deliver,
+                         bool force)
 {
 	struct isw_fault_state *st = &w->fault[port][dir];
 	if (st->nheld == 0)
-		return;
+		return 0;
 	uint64_t now = rte_get_tsc_cycles();
 	uint64_t hold = rte_get_tsc_hz() / 1000000 * ISW_FAULT_HOLD_US;
 	unsigned k = 0;
@@ -118,4 +118,5 @@ void isw_fault_flush(struct isw_worker *w, uint16_t port, unsigned dir, isw_deli
 		deliver(w, port, st->held[i].m);
 	}
 	st->nheld = (uint8_t)k;
+	return k;
 }

@@ -37,9 +37,10 @@ typedef void (*isw_deliver_fn)(struct isw_worker *w, uint16_t port, struct rte_m
 void isw_fault_apply(struct isw_worker *w, const struct isw_fault_cfg *f, uint16_t port,
                      unsigned dir, struct rte_mbuf *m, isw_deliver_fn deliver);
 
-/* Releases held packets older than ISW_FAULT_HOLD_US (or all, if force). */
-void isw_fault_flush(struct isw_worker *w, uint16_t port, unsigned dir, isw_deliver_fn deliver,
-                     bool force);
+/* Releases held packets older than ISW_FAULT_HOLD_US (or all, if force); returns how many it
+ * still holds. */
+unsigned isw_fault_flush(struct isw_worker *w, uint16_t port, unsigned dir, isw_deliver_fn deliver,
+                         bool force);
 
 /* Probability in percent (0..100) to a fraction of 2^32, and back. */
 uint64_t isw_fault_prob(double pct);

@@ -298,15 +298,18 @@ static void drain_inbox(struct isw_worker *w, const struct isw_chain *c, uint64_
 	isw_dead_flush(w);
 }
 
-static void flush_faults(struct isw_worker *w, const struct isw_chain *c, bool force)
+/* Returns true when fault injection still holds packets of this worker (to be released later). */
+static bool flush_faults(struct isw_worker *w, const struct isw_chain *c, bool force)
 {
+	unsigned held = 0;
 	rx_chain = c;
 	for (uint16_t p = 0; p < isw_dp.nb_ports; p++) {
-		isw_fault_flush(w, p, ISW_DIR_RX, deliver_rx, force);
+		held += isw_fault_flush(w, p, ISW_DIR_RX, deliver_rx, force);
 		if (w->txq[p] >= 0)
-			isw_fault_flush(w, p, ISW_DIR_TX, deliver_tx, force);
+			held += isw_fault_flush(w, p, ISW_DIR_TX, deliver_tx, force);
 	}
 	isw_dead_flush(w);
+	return held != 0;
 }
 
 /*
@@ -343,8 +346,9 @@ static bool all_idle(uint64_t now)
  * as OVS's pmd-sleep-max does. The nap is a quarter of the time idle so far, from ISW_NAP_MIN_NS
  * up to the configured cap: a worker idle for long sleeps the cap, one idle for a moment does
  * not sleep, and the first packet of a burst waits at most the cap (plus the kernel's wake-up).
- * Never while packets moved, a peer's inbox pushed back, or a shaper or fault queue holds
- * packets (those set last_active). One syscall per nap, none per packet.
+ * Never while packets moved, a peer's inbox pushed back or a shaper's queue holds packets
+ * (those set last_active), nor while fault injection holds packets to release after
+ * ISW_FAULT_HOLD_US (the caller's check). One syscall per nap, none per packet.
  */
 #define ISW_NAP_MIN_NS 10000u
 
@@ -352,11 +356,11 @@ static void idle_nap(struct isw_worker *w, uint64_t now)
 {
 	uint64_t hz = rte_get_tsc_hz();
 	uint64_t want = (now - w->last_active) / 4;
+	if (want < hz / (1000000000u / ISW_NAP_MIN_NS))
+		return;
 	if (want > isw_dp.idle_sleep_tsc)
 		want = isw_dp.idle_sleep_tsc;
 	uint64_t ns = want * 1000000000u / hz;
-	if (ns < ISW_NAP_MIN_NS)
-		return;
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ns};
 	rte_rcu_qsbr_quiescent(isw_dp.rcu, w->index);
 	nanosleep(&ts, NULL);
@@ -398,7 +402,7 @@ int isw_worker_main(void *arg)
 			w->stats.backpressure++;
 			w->last_active = now; /* waiting on a peer is not idleness */
 		}
-		flush_faults(w, c, false);
+		bool holding = flush_faults(w, c, false);
 		if (isw_shape_run(w, now, false) != 0)
 			w->last_active = now; /* a queue still holding packets is not idle */
 		for (uint16_t p = 0; p < isw_dp.nb_ports; p++)
@@ -424,7 +428,7 @@ int isw_worker_main(void *arg)
 			w->stats.busy_polls++;
 		else if (isw_dp.idle_exit_tsc && w->index == 0 && all_idle(now))
 			isw_dp.quit = true;
-		else if (isw_dp.idle_sleep_tsc)
+		else if (isw_dp.idle_sleep_tsc && !holding)
 			idle_nap(w, now);
 
 		rte_rcu_qsbr_quiescent(isw_dp.rcu, w->index);

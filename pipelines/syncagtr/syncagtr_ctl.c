@@ -492,6 +492,15 @@ ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID [keep-workers]"
                  "stay registered, in the new epoch)",
                  cmd_session_reset)
 
+/* Field by field: a struct compare would see padding. */
+static bool uplink_eq(const struct sa_uplink *a, const struct sa_uplink *b)
+{
+	if (!a->on || !b->on)
+		return a->on == b->on;
+	return a->port == b->port && a->ip == b->ip && a->parent_ip == b->parent_ip &&
+	       memcmp(a->parent_mac, b->parent_mac, 6) == 0;
+}
+
 /*
  * A session's uplink (docs/fabric.md): its slots complete with its own workers, then go up as
  * one contribution to the parent's session (parent-ip, reached at parent-mac out of port), from
@@ -550,7 +559,7 @@ static int cmd_session_uplink(struct isw_cmd_ctx *c, int argc, char **argv)
 				                   "parent %s is rank %u of session %u: a worker",
 				                   kv[2].val, r, id);
 	}
-	if (epoch_pkts(s) != 0 && (up.on != s->up.on || memcmp(&up, &s->up, sizeof(up)) != 0))
+	if (epoch_pkts(s) != 0 && !uplink_eq(&up, &s->up))
 		return isw_cmd_err(
 		        c, EBUSY,
 		        "session %u has had packets in this epoch: 'syncagtr session reset "

@@ -433,12 +433,10 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 			isw_drop(w, m, ISW_DROP_SA_RETX_PENDING);
 			return ISW_PKT_TAKEN;
 		}
-		struct isw_pair up = {0, 0};
-		if (unlikely(s->up.on))
-			up = isw_salu_pair_read(pass, sa_regs[SA_REG_UP], cidx);
 		struct isw_pair ex = isw_salu_pair_read(pass, sa_regs[SA_REG_EXP], cidx);
 		sa_values_read(pass, cidx, vals, elems);
 		if (unlikely(s->up.on)) {
+			struct isw_pair up = isw_salu_pair_read(pass, sa_regs[SA_REG_UP], cidx);
 			if ((up.hi & 0xFFu) != SA_UP_FINAL) {
 				/* Complete here, the parent's result not in yet: the partial sum
 				 * again (the parent's bitmap answers it or discards it). */

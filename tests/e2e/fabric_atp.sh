@@ -20,63 +20,26 @@ ps=$build/hosts/atp/atp-ps
 isw_need_tools "$worker" "$ps"
 COMMON="--threads 2 --window 64 --pool 256"
 
-SWITCHES=(L1 L2 P)
-fab_cleanup() {
-	isw_cleanup
-	ip link del "${ISW_TAG}u1" 2>/dev/null || true
-	ip link del "${ISW_TAG}u2" 2>/dev/null || true
-}
-trap fab_cleanup EXIT
-
-fab_fail() {
-	local s
-	for s in "${SWITCHES[@]}"; do
-		echo "--- $s's log:" >&2
-		tail -n 5 "$ISW_TMP/$s.log" >&2 || true
-	done
-	isw_fail "$@"
-}
+trap isw_cleanup EXIT
 
 ISW_NAMED_PIPELINE=atp
 isw_topo_create 5
-ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
-ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
-for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
-for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
-	isw_named_start "$build" L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
-	ISW_DRIVER=""
-done
-[ -n "$ISW_DRIVER" ] || isw_fail "no driver started a switch"
-isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "L2"
-isw_named_start "$build" P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" "$(isw_if 5)" || fab_fail "P"
+isw_fabric_up "$build"
 echo "three switches on $ISW_DRIVER ports"
 
 # The fabric from one topology file, set up by inswitch-fabric (docs/fabric.md)
 fabric=$(dirname "$0")/../../control/inswitch-fabric
 TOPO=$ISW_TMP/fabric.topo
-cat >"$TOPO" <<EOF
-switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00
-switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01
-switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02
-link L1:2 P:0
-link L2:2 P:1
-job 1 atp root P ps-port 2
-leaf 1 L1
-worker 1 L1 0 port 0
-worker 1 L1 1 port 1
-leaf 1 L2
-worker 1 L2 2 port 0
-worker 1 L2 3 port 1
-EOF
+isw_fabric_topo atp >"$TOPO"
 # worker ids must be 0..N-1, each once: a mistake names its line
 sed 's/^worker 1 L2 3 port 1$/worker 1 L2 1 port 1/' "$TOPO" >"$ISW_TMP/bad.topo"
 ! "$fabric" check "$ISW_TMP/bad.topo" 2>"$ISW_TMP/bad.err" ||
-	fab_fail "inswitch-fabric accepted a worker id twice"
-grep -q "line 12: worker 1 of job 1 is already behind L1 (line 9)" "$ISW_TMP/bad.err" ||
-	fab_fail "inswitch-fabric did not name the line: $(cat "$ISW_TMP/bad.err")"
-"$fabric" apply "$TOPO" || fab_fail "inswitch-fabric apply"
+	isw_fail "inswitch-fabric accepted a worker id twice"
+grep -q "line 13: worker 1 of job 1 is already behind L1 (line 10)" "$ISW_TMP/bad.err" ||
+	isw_fail "inswitch-fabric did not name the line: $(cat "$ISW_TMP/bad.err")"
+"$fabric" apply "$TOPO" || isw_fail "inswitch-fabric apply"
 [ "$(isw_named_ctl L2 --json atp app show 1 | jq -r '.apps[0].fabric_ranks')" = 2,3 ] ||
-	fab_fail "L2's app 1 does not complete at ranks 2,3"
+	isw_fail "L2's app 1 does not complete at ranks 2,3"
 
 # counter SWITCH NAME: app 1's counter NAME on that switch
 counter() {
@@ -99,9 +62,9 @@ run() {
 	done
 	for r in 0 1 2 3; do
 		wait "${pids[$r]}" ||
-			fab_fail "($name) worker $r: $(tail -n 3 "$ISW_TMP/$name.$r.err")"
+			isw_fail "($name) worker $r: $(tail -n 3 "$ISW_TMP/$name.$r.err")"
 		[ "$(jq -r .verified "$ISW_TMP/$name.$r.json")" = true ] ||
-			fab_fail "($name) worker $r did not verify its result"
+			isw_fail "($name) worker $r did not verify its result"
 	done
 	kill -TERM $pspid 2>/dev/null || true
 	wait $pspid 2>/dev/null || true
@@ -110,20 +73,20 @@ run() {
 run a
 "$fabric" show "$TOPO"
 [ "$(counter L1 completions)" -gt 0 ] && [ "$(counter L2 completions)" -gt 0 ] ||
-	fab_fail "(a) a leaf completed no aggregation"
-[ "$(counter P completions)" -gt 0 ] || fab_fail "(a) the root completed no aggregation"
+	isw_fail "(a) a leaf completed no aggregation"
+[ "$(counter P completions)" -gt 0 ] || isw_fail "(a) the root completed no aggregation"
 # Where no frame was resent (a timer that fired on a loaded machine flushes an aggregation and
 # the PS completes it), the tree is exact: each leaf completes each seq from its two workers,
 # the root from the two leaves' sums.
 if [ "$(($(counter L1 resends) + $(counter L2 resends) + $(counter P resends)))" = 0 ]; then
 	pc=$(counter P completions)
 	[ "$(counter P aggregated)" -eq $((2 * pc)) ] ||
-		fab_fail "(a) the root aggregated $(counter P aggregated) partial sums for $pc seqs"
+		isw_fail "(a) the root aggregated $(counter P aggregated) partial sums for $pc seqs"
 	for s in L1 L2; do
 		[ "$(counter $s completions)" -eq "$pc" ] ||
-			fab_fail "(a) $s completed $(counter $s completions) seqs, the root $pc"
+			isw_fail "(a) $s completed $(counter $s completions) seqs, the root $pc"
 		[ "$(counter $s aggregated)" -eq $((2 * pc)) ] ||
-			fab_fail "(a) $s aggregated $(counter $s aggregated) frames for $pc seqs"
+			isw_fail "(a) $s aggregated $(counter $s aggregated) frames for $pc seqs"
 	done
 	echo "(a) no resend: every seq completed on each leaf from its 2 workers and on the root" \
 		"from the 2 leaves' sums ($pc seqs)"
@@ -134,7 +97,7 @@ for s in L1 L2 P; do
 	for ((p = 0; p < 3; p++)); do
 		for d in rx tx; do
 			isw_named_ctl $s port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null ||
-				fab_fail "$s: port fault $p $d"
+				isw_fail "$s: port fault $p $d"
 		done
 	done
 done
@@ -142,8 +105,8 @@ run b
 echo "(b) with 1% drop, duplication and reordering on every port, uplinks included: exact and" \
 	"verified; root: $(isw_named_ctl P --json atp app show 1 |
 		jq -c '.counters[0] | {completions, collisions, resends, flushes}')"
-"$fabric" del "$TOPO" || fab_fail "inswitch-fabric del"
+"$fabric" del "$TOPO" || isw_fail "inswitch-fabric del"
 for s in L1 L2 P; do
-	! isw_named_ctl $s atp app show 1 >/dev/null 2>&1 || fab_fail "del left app 1 on $s"
+	! isw_named_ctl $s atp app show 1 >/dev/null 2>&1 || isw_fail "del left app 1 on $s"
 done
 echo "PASS"

@@ -32,84 +32,42 @@ isw_need_root
 worker=$build/hosts/syncagtr/syncagtr-worker
 isw_need_tools "$worker"
 
-SWITCHES=(L1 L2 P)
-fab_cleanup() {
-	isw_cleanup
-	ip link del "${ISW_TAG}u1" 2>/dev/null || true
-	ip link del "${ISW_TAG}u2" 2>/dev/null || true
-}
-trap fab_cleanup EXIT
-
-fab_fail() {
-	local s
-	for s in "${SWITCHES[@]}"; do
-		echo "--- $s's log:" >&2
-		tail -n 5 "$ISW_TMP/$s.log" >&2 || true
-	done
-	isw_fail "$@"
-}
-
+trap isw_cleanup EXIT
 fab_ctl() { isw_named_ctl "$@"; }
-fab_start() { isw_named_start "$build" "$@"; }
 
 isw_topo_create 4
-ip link add "${ISW_TAG}u1" type veth peer name "${ISW_TAG}d1"
-ip link add "${ISW_TAG}u2" type veth peer name "${ISW_TAG}d2"
-for l in u1 d1 u2 d2; do ip link set "${ISW_TAG}$l" up; done
-
-# The drivers the single-switch tests use, in the same order: the first that starts L1.
-for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
-	fab_start L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
-	ISW_DRIVER=""
-done
-[ -n "$ISW_DRIVER" ] || isw_fail "no driver started a switch"
-fab_start L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "L2 did not start"
-fab_start P 0 "${ISW_TAG}d1" "${ISW_TAG}d2" || fab_fail "P did not start"
+isw_fabric_up "$build"
 echo "three switches on $ISW_DRIVER ports"
 
 # The fabric, from one topology file (docs/fabric.md), set up by inswitch-fabric
 fabric=$(dirname "$0")/../../control/inswitch-fabric
 TOPO=$ISW_TMP/fabric.topo
-cat >"$TOPO" <<EOF
-# two leaves and their parent
-switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00
-switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01
-switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02
-link L1:2 P:0
-link L2:2 P:1
-job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots 1024
-leaf 1 L1 up-ip 10.98.0.1
-worker 1 L1 0 mac 02:00:00:00:00:01 ip 10.99.0.1 port 0
-worker 1 L1 1 mac 02:00:00:00:00:02 ip 10.99.0.2 port 1
-leaf 1 L2 up-ip 10.98.0.2
-worker 1 L2 0 mac 02:00:00:00:00:03 ip 10.99.0.3 port 0
-worker 1 L2 1 mac 02:00:00:00:00:04 ip 10.99.0.4 port 1
-EOF
-"$fabric" check "$TOPO" || fab_fail "inswitch-fabric check refused the topology"
+isw_fabric_topo syncagtr >"$TOPO"
+"$fabric" check "$TOPO" || isw_fail "inswitch-fabric check refused the topology"
 
 # A mistake names its line, and nothing is configured: a leaf with no link to its root.
 sed 's/^link L2:2 P:1$/# no link/' "$TOPO" >"$ISW_TMP/bad.topo"
 if "$fabric" apply "$ISW_TMP/bad.topo" 2>"$ISW_TMP/bad.err"; then
-	fab_fail "inswitch-fabric applied a topology with a leaf its root cannot reach"
+	isw_fail "inswitch-fabric applied a topology with a leaf its root cannot reach"
 fi
 grep -q "line 11: no link joins leaf L2 to root P" "$ISW_TMP/bad.err" ||
-	fab_fail "inswitch-fabric did not name the line: $(cat "$ISW_TMP/bad.err")"
+	isw_fail "inswitch-fabric did not name the line: $(cat "$ISW_TMP/bad.err")"
 # A refusal part-way is rolled back: L2 already has a session 1 of another shape, so the
 # apply fails at L2's line after P's and L1's sessions were made; they are deleted again.
 fab_ctl L2 syncagtr session add 1 ip 10.99.0.254 workers 3 >/dev/null
 if "$fabric" apply "$TOPO" 2>"$ISW_TMP/rb.err"; then
-	fab_fail "inswitch-fabric applied over a session of another shape"
+	isw_fail "inswitch-fabric applied over a session of another shape"
 fi
 grep -q "line 11: switch L2 refused 'syncagtr session add 1" "$ISW_TMP/rb.err" ||
-	fab_fail "the refusal does not name L2's line: $(cat "$ISW_TMP/rb.err")"
+	isw_fail "the refusal does not name L2's line: $(cat "$ISW_TMP/rb.err")"
 for s in P L1; do
 	! fab_ctl $s syncagtr session show 1 >/dev/null 2>&1 ||
-		fab_fail "the failed apply left session 1 on $s"
+		isw_fail "the failed apply left session 1 on $s"
 done
 fab_ctl L2 syncagtr session del 1 >/dev/null
 echo "inswitch-fabric: a mistake names its line; a refusal part-way is rolled back"
 
-"$fabric" apply "$TOPO" || fab_fail "inswitch-fabric apply"
+"$fabric" apply "$TOPO" || isw_fail "inswitch-fabric apply"
 
 # counter SWITCH NAME: session 1's counter NAME on that switch since the case began (the
 # counters run from the session's creation: fab_reset takes a baseline)
@@ -132,9 +90,9 @@ run() {
 		pids[r]=$!
 	done
 	for r in 0 1 2 3; do
-		wait "${pids[$r]}" || fab_fail "($name) rank $r: $(tail -n 3 "$ISW_TMP/$name.$r.err")"
+		wait "${pids[$r]}" || isw_fail "($name) rank $r: $(tail -n 3 "$ISW_TMP/$name.$r.err")"
 		[ "$(jq -r .verified "$ISW_TMP/$name.$r.json")" = true ] ||
-			fab_fail "($name) rank $r did not verify its result"
+			isw_fail "($name) rank $r did not verify its result"
 	done
 }
 
@@ -145,17 +103,17 @@ tree_counts() {
 	pk=$(counter P contributions)
 	# at least 1 Mi values in 256-value packets (and the barrier's and checks' rounds)
 	[ "$pc" -ge $((1048576 / 256)) ] ||
-		fab_fail "($what) the parent completed $pc rounds, fewer than the job's 4096 packets"
+		isw_fail "($what) the parent completed $pc rounds, fewer than the job's 4096 packets"
 	[ "$pk" -eq $((2 * pc)) ] ||
-		fab_fail "($what) the parent counted $pk contributions for $pc rounds of 2 leaves"
+		isw_fail "($what) the parent counted $pk contributions for $pc rounds of 2 leaves"
 	for l in 1 2; do
 		c=$(counter L$l completions)
 		s=$(counter L$l up_sent)
 		u=$(counter L$l up_results)
-		[ "$c" -eq "$s" ] || fab_fail "($what) L$l completed $c rounds but sent $s up"
-		[ "$s" -eq "$pc" ] || fab_fail "($what) L$l sent $s rounds up, the parent completed $pc"
+		[ "$c" -eq "$s" ] || isw_fail "($what) L$l completed $c rounds but sent $s up"
+		[ "$s" -eq "$pc" ] || isw_fail "($what) L$l sent $s rounds up, the parent completed $pc"
 		[ "$u" -eq "$pc" ] ||
-			fab_fail "($what) L$l took $u of the parent's results, the parent completed $pc"
+			isw_fail "($what) L$l took $u of the parent's results, the parent completed $pc"
 	done
 	echo "($what) parent: $pc rounds, $pk contributions; leaves: $(counter L1 up_resent)" \
 		"and $(counter L2 up_resent) partial sums resent, $(counter L1 drop_up_dup) and" \
@@ -165,7 +123,7 @@ tree_counts() {
 fab_reset() {
 	local s k
 	for s in L1 L2 P; do
-		fab_ctl $s syncagtr session reset 1 keep-workers >/dev/null || fab_fail "$s: reset"
+		fab_ctl $s syncagtr session reset 1 keep-workers >/dev/null || isw_fail "$s: reset"
 		for k in completions contributions retransmits up_sent up_resent up_results \
 			drop_up_dup drop_up_stale; do
 			BASE[$s.$k]=$(fab_ctl $s --json syncagtr session show 1 | jq ".counters[0].$k")
@@ -182,7 +140,7 @@ echo "(a) 1 Mi int32 over two levels: exact and verified on every rank"
 	'.jobs[0].switches | length == 3 and
 	(map(select(.role == "root"))[0] | .completions == $pc and .contributions == 2 * $pc) and
 	(map(select(.role == "leaf")) | all(.up_sent == $pc and .up_results == $pc))' >/dev/null ||
-	fab_fail "inswitch-fabric show does not give the tree's counters"
+	isw_fail "inswitch-fabric show does not give the tree's counters"
 
 fab_reset
 run b --type float32
@@ -195,7 +153,7 @@ for s in L1 L2 P; do
 	for ((p = 0; p < nports; p++)); do
 		for d in rx tx; do
 			fab_ctl $s port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null ||
-				fab_fail "$s: port fault $p $d"
+				isw_fail "$s: port fault $p $d"
 		done
 	done
 done
@@ -203,7 +161,7 @@ run c --type int32 --timeout-ms 10 --guard-ms 10
 pc=$(counter P completions)
 pk=$(counter P contributions)
 [ "$pk" -eq $((2 * pc)) ] ||
-	fab_fail "(c) the parent counted $pk contributions for $pc rounds of 2 leaves"
+	isw_fail "(c) the parent counted $pk contributions for $pc rounds of 2 leaves"
 echo "(c) 1% drop, duplication and reordering on every port, uplinks included: exact and" \
 	"verified; parent: $pc rounds, $pk contributions, $(counter P retransmits) retransmits;" \
 	"leaves resent $(counter L1 up_resent) + $(counter L2 up_resent) partial sums, dropped" \
@@ -231,29 +189,30 @@ for ((k = 0; k < 200; k++)); do
 	sleep 0.05
 done
 for r in 0 1 2 3; do
-	kill -0 "${pids[$r]}" 2>/dev/null || fab_fail "(d) rank $r ended before the leaf was killed"
+	kill -0 "${pids[$r]}" 2>/dev/null || isw_fail "(d) rank $r ended before the leaf was killed"
 done
 killed_at=$(counter P completions)
-l2pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || fab_fail "(d) no L2 process"
+l2pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || isw_fail "(d) no L2 process"
 {
 	kill -KILL "$l2pid"
 	wait "$l2pid"
 } 2>/dev/null || true
 sleep 1
 ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$l2pid/}")
-fab_start L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" || fab_fail "(d) L2 did not restart"
-"$fabric" apply "$TOPO" --switch L2 >/dev/null || fab_fail "(d) inswitch-fabric apply --switch L2"
+isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
+	isw_fail "(d) L2 did not restart"
+"$fabric" apply "$TOPO" --switch L2 >/dev/null || isw_fail "(d) inswitch-fabric apply --switch L2"
 ok=0
 for r in 0 1 2 3; do
 	if wait "${pids[$r]}"; then
 		[ "$(jq -r .verified "$ISW_TMP/d.$r.json")" = true ] ||
-			fab_fail "(d) rank $r exited 0 without verifying its result"
+			isw_fail "(d) rank $r exited 0 without verifying its result"
 		ok=$((ok + 1))
 	else
-		[ -s "$ISW_TMP/d.$r.err" ] || fab_fail "(d) rank $r failed without saying why"
+		[ -s "$ISW_TMP/d.$r.err" ] || isw_fail "(d) rank $r failed without saying why"
 		echo "(d) rank $r failed: $(head -c 160 "$ISW_TMP/d.$r.err")"
 	fi
-	! grep -q MISMATCH "$ISW_TMP/d.$r.err" || fab_fail "(d) rank $r got a wrong sum"
+	! grep -q MISMATCH "$ISW_TMP/d.$r.err" || isw_fail "(d) rank $r got a wrong sum"
 done
 echo "(d) L2 killed after $killed_at of the parent's rounds and restarted: $ok of 4 ranks" \
 	"finished exact and verified, $((4 - ok)) failed naming why; no wrong result"
@@ -265,7 +224,7 @@ echo "(d) a new job through the restarted leaf: exact and verified"
 if /usr/bin/python3 -c "import grpc" 2>/dev/null; then
 	src=$(cd "$(dirname "$0")/../.." && pwd)
 	for h in 2 3 4; do
-		isw_wait_path $h 10.99.0.1 || fab_fail "(e) h$h never reached h1 over the fabric"
+		isw_wait_path $h 10.99.0.1 || isw_fail "(e) h$h never reached h1 over the fabric"
 	done
 	fab_reset
 	ip netns exec "${ISW_TAG}h1" /usr/bin/python3 "$src/hosts/syncagtr/switchml-controller" \
@@ -276,7 +235,7 @@ if /usr/bin/python3 -c "import grpc" 2>/dev/null; then
 		sleep 0.1
 	done
 	grep -q "listening on" "$ISW_TMP/shim.log" ||
-		fab_fail "(e) switchml-controller did not start: $(cat "$ISW_TMP/shim.log")"
+		isw_fail "(e) switchml-controller did not start: $(cat "$ISW_TMP/shim.log")"
 	pids=()
 	for r in 0 1 2 3; do
 		isw_ns $((r + 1)) /usr/bin/python3 "$src/tests/e2e/switchml_client.py" 10.99.0.1:50099 \
@@ -284,10 +243,10 @@ if /usr/bin/python3 -c "import grpc" 2>/dev/null; then
 		pids[r]=$!
 	done
 	for r in 0 1 2 3; do
-		wait "${pids[$r]}" || fab_fail "(e) SwitchML client rank $r missed results:" \
+		wait "${pids[$r]}" || isw_fail "(e) SwitchML client rank $r missed results:" \
 			"$(cat "$ISW_TMP/e.$r.json" "$ISW_TMP/e.$r.err" | head -c 400)"
 	done
-	[ "$(counter P retransmits)" = 0 ] || fab_fail "(e) the parent counted retransmissions"
+	[ "$(counter P retransmits)" = 0 ] || isw_fail "(e) the parent counted retransmissions"
 	echo "(e) SwitchML's client model (no retransmission) on four hosts through the fabric:" \
 		"every result, exact; $(jq -c '{results, first_window_missing, wrong}' "$ISW_TMP/e.0.json")"
 else
@@ -295,9 +254,9 @@ else
 fi
 
 # del: the job gone from every switch
-"$fabric" del "$TOPO" || fab_fail "inswitch-fabric del"
+"$fabric" del "$TOPO" || isw_fail "inswitch-fabric del"
 for s in P L1 L2; do
-	! fab_ctl $s syncagtr session show 1 >/dev/null 2>&1 || fab_fail "del left session 1 on $s"
+	! fab_ctl $s syncagtr session show 1 >/dev/null 2>&1 || isw_fail "del left session 1 on $s"
 done
 echo "inswitch-fabric show and del"
 echo "PASS"

@@ -41,6 +41,15 @@
 #                         its socket $ISW_TMP/NAME.sock, its log $ISW_TMP/NAME.log; stopped
 #                         by isw_cleanup. Returns non-zero if it does not start
 #   isw_named_ctl NAME ARGS  inswitch-ctl against switch NAME
+#   isw_fabric_up BUILD  the fabric of the two-level tests (docs/fabric.md) on hosts h1..h4
+#                         (isw_topo_create first): leaves L1 (h1, h2, uplink port 2) and L2 (h3,
+#                         h4, uplink port 2), root P (L1 on port 0, L2 on 1, host h5 on 2 when
+#                         there is one), each link a veth pair deleted by isw_cleanup; ISW_DRIVER
+#                         the first of ISW_DRIVERS that starts L1. isw_fail then shows the end of
+#                         every named switch's log
+#   isw_fabric_topo syncagtr|atp [SLOTS]  prints that fabric's topology file for job 1
+#                         (inswitch-fabric, docs/fabric.md): SyncAgtr with its workers'
+#                         addresses (SLOTS, default 1024), or ATP with the PS behind P's port 2
 #   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
 # Needs root. Everything created carries a per-run prefix, so runs never collide.
@@ -54,6 +63,8 @@ ISW_PID=""
 ISW_DRIVER=""
 ISW_STOP_PIDS=()
 ISW_ONE_ARMED=0
+ISW_NAMED=()
+ISW_LINKS=()
 
 isw_ns() {
 	local i=$1
@@ -206,8 +217,13 @@ isw_l2_static() {
 
 # Fails the test: the message, then the end of the switch's log.
 isw_fail() {
+	local s
 	echo "FAIL: $*" >&2
-	tail -n 20 "$ISW_LOG" >&2 || true
+	tail -n 20 "$ISW_LOG" >&2 2>/dev/null || true
+	for s in "${ISW_NAMED[@]}"; do
+		echo "--- $s's log:" >&2
+		tail -n 5 "$ISW_TMP/$s.log" >&2 || true
+	done
 	exit 1
 }
 
@@ -258,6 +274,7 @@ isw_named_start() {
 		kill -0 "$pid" 2>/dev/null || break
 		if isw_named_ctl "$s" version >/dev/null 2>&1; then
 			ISW_STOP_PIDS+=("$pid")
+			[[ " ${ISW_NAMED[*]} " == *" $s "* ]] || ISW_NAMED+=("$s")
 			return 0
 		fi
 		sleep 0.1
@@ -268,6 +285,55 @@ isw_named_start() {
 	return 1
 }
 
+isw_fabric_up() {
+	local build=$1 l root=("${ISW_TAG}d1" "${ISW_TAG}d2")
+	for l in 1 2; do
+		ip link add "${ISW_TAG}u$l" type veth peer name "${ISW_TAG}d$l"
+		ISW_LINKS+=("${ISW_TAG}u$l")
+		ip link set "${ISW_TAG}u$l" up
+		ip link set "${ISW_TAG}d$l" up
+	done
+	[ "$ISW_HOSTS" -ge 5 ] && root+=("$(isw_if 5)")
+	for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
+		isw_named_start "$build" L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
+		ISW_DRIVER=""
+	done
+	[ -n "$ISW_DRIVER" ] || isw_fail "no driver started a switch"
+	isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
+		isw_fail "L2 did not start"
+	isw_named_start "$build" P 0 "${root[@]}" || isw_fail "P did not start"
+}
+
+isw_fabric_topo() {
+	local kind=$1 slots=${2:-1024} l r h
+	echo "# two leaves and their parent"
+	echo "switch P  ctl $ISW_TMP/P.sock  mac 02:00:00:00:fe:00"
+	echo "switch L1 ctl $ISW_TMP/L1.sock mac 02:00:00:00:fe:01"
+	echo "switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02"
+	echo "link L1:2 P:0"
+	echo "link L2:2 P:1"
+	if [ "$kind" = atp ]; then
+		echo "job 1 atp root P ps-port 2"
+	else
+		echo "job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots $slots"
+	fi
+	for l in 1 2; do
+		if [ "$kind" = atp ]; then
+			echo "leaf 1 L$l"
+		else
+			echo "leaf 1 L$l up-ip 10.98.0.$l"
+		fi
+		for r in 0 1; do
+			h=$((2 * (l - 1) + r + 1))
+			if [ "$kind" = atp ]; then
+				echo "worker 1 L$l $((h - 1)) port $r"
+			else
+				echo "worker 1 L$l $r mac 02:00:00:00:00:0$h ip 10.99.0.$h port $r"
+			fi
+		done
+	done
+}
+
 isw_cleanup() {
 	local i p
 	for p in "${ISW_STOP_PIDS[@]}"; do
@@ -275,6 +341,9 @@ isw_cleanup() {
 		wait "$p" 2>/dev/null || true
 	done
 	isw_switch_stop
+	for p in "${ISW_LINKS[@]}"; do
+		ip link del "$p" 2>/dev/null || true
+	done
 	for ((i = 1; i <= ISW_HOSTS; i++)); do
 		ip link del "$(isw_if "$i")" 2>/dev/null || true
 		ip netns del "${ISW_TAG}h$i" 2>/dev/null || true
