@@ -594,6 +594,11 @@ static __rte_always_inline int ask_process_common(struct isw_worker *w, struct r
 		isw_drop(w, m, ISW_DROP_MALFORMED);
 		return ISW_PKT_TAKEN;
 	}
+	/* SWAP, FETCH and BEGIN to another switch's ASK address pass on: in a chain of switches
+	 * (docs/fabric.md, ASK across two switches) the receiver's own switch carries the
+	 * receiver's requests to the switches behind it. */
+	if (unlikely(type != ASK_DATA && c->ip != 0 && memcmp(ip + 16, &c->ip, 4) != 0))
+		return ISW_PKT_NEXT;
 	unsigned ti = c->index[ask_be16(h->task)];
 	if (unlikely(ti == 0)) {
 		ask_gcounters[w->index].unknown_task++;

@@ -82,6 +82,8 @@ struct pkt {
 	uint32_t val[ASK_SLOTS_MAX];
 	uint16_t trunc; /* bytes cut from the end */
 	uint16_t udp;   /* destination port; 0 = 42405 */
+	uint8_t dip;    /* last byte of the destination 10.0.0.x; 0 = the ASK address (254) for
+	                 * SWAP, FETCH and BEGIN, 99 for the rest */
 };
 
 static const struct ask_task *task(uint16_t id)
@@ -118,7 +120,9 @@ static struct rte_mbuf *mk(const struct pkt *f, uint16_t in_port)
 	ask_put16(ip + 2, (uint16_t)(len - 14));
 	ip[8] = 64;
 	ip[9] = 17;
-	const uint8_t sip[4] = {10, 0, 0, 1}, dip[4] = {10, 0, 0, 99};
+	bool ctl = f->type == ASK_SWAP || f->type == ASK_FETCH || f->type == ASK_BEGIN;
+	const uint8_t sip[4] = {10, 0, 0, 1},
+	              dip[4] = {10, 0, 0, f->dip ? f->dip : ctl ? 254 : 99};
 	memcpy(ip + 12, sip, 4);
 	memcpy(ip + 16, dip, 4);
 	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
@@ -636,7 +640,7 @@ static void test_swap_idempotent(void **state)
 	/* Back to where it came from: addresses and ports swapped. */
 	static const uint8_t src[6] = {0x02, 0, 0, 0, 0, 1};
 	assert_memory_equal(o, src, 6);
-	assert_int_equal(o[26 + 3], 99);
+	assert_int_equal(o[26 + 3], 254);
 	assert_int_equal(o[30 + 3], 1);
 	assert_int_equal(ask_be16(o + 34), ASK_UDP_PORT);
 	assert_int_equal(ask_be16(o + 36), 5555);
@@ -1003,6 +1007,39 @@ static void test_arp_for_ask_address(void **state)
 	struct rte_mbuf *m = isw_test_mbuf(b, 60, RX);
 	assert_int_equal(ask_process(w, m), ISW_PKT_NEXT);
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * In a chain of switches (docs/fabric.md) the receiver's requests to the switch behind this one
+ * cross it: SWAP, FETCH and BEGIN to another address pass on untouched and change nothing; DATA
+ * to any address is still this switch's to aggregate.
+ */
+static void test_requests_for_another_switch(void **state)
+{
+	(void)state;
+	struct pkt f = {.type = ASK_DATA, .task = 1, .seq = 0, .bitmap = 0x2, .dip = 7};
+	f.key[1] = 9, f.val[1] = 1;
+	feed(&f, 0);
+	assert_int_equal(cnt(1)->tuples, 1);
+	uint32_t v;
+	assert_true(entry(1, 1, 0, 9, &v) && v == 1);
+	const uint8_t types[] = {ASK_SWAP, ASK_FETCH, ASK_BEGIN};
+	for (unsigned i = 0; i < RTE_DIM(types); i++) {
+		struct pkt r = {.type = types[i], .task = 1, .seq = 50 + i,
+		                .bitmap = ASK_SEL(1, types[i] == ASK_SWAP), .count = 16,
+		                .dip = 253};
+		feed_next(&r, RX);
+	}
+	assert_int_equal(cnt(1)->swaps, 0);
+	assert_int_equal(cnt(1)->fetches, 0);
+	assert_int_equal(cnt(1)->begins, 0);
+	assert_int_equal(w->tx[RX].n, 1); /* the DATA only */
+	assert_true(entry(1, 1, 0, 9, &v) && v == 1);
+	/* The same requests to this switch's address are its own. */
+	struct pkt s = {.type = ASK_SWAP, .task = 1, .seq = 60, .bitmap = ASK_SEL(1, 1)};
+	feed(&s, RX);
+	assert_int_equal(tx_hdr(RX, 1)->type, ASK_SWAP_DONE);
+	assert_int_equal(cnt(1)->swaps, 1);
 }
 
 static void test_commands_refuse_cleanly(void **state)
@@ -1525,6 +1562,7 @@ int main(void)
 	        T(test_strict_one_access_per_pass),
 	        T(test_malformed_dropped),
 	        T(test_arp_for_ask_address),
+	        T(test_requests_for_another_switch),
 	        T(test_commands_refuse_cleanly),
 	        T(test_simd_matches_scalar),
 	};
