@@ -237,6 +237,8 @@ struct ask_send_stats {
 struct ask_tx {
 	const uint8_t *buf;
 	size_t len;
+	unsigned to; /* a receiver's SWAP, FETCH or BEGIN: the switch it is for (0: the receiver's
+	              * own, k: edge switch k); 0 otherwise */
 };
 
 struct ask_sender;
@@ -267,6 +269,13 @@ const char *ask_sender_error(const struct ask_sender *s);
 
 /* ---- receiver ---------------------------------------------------------------------------- */
 
+/* Switches on the senders' side of a path, besides the receiver's (docs/fabric.md, ASK across
+ * two switches): each absorbs what it can, the receiver drains them all. */
+#define ASK_EDGES_MAX 15
+
+/* "the switch" (k 0 without edges), "the receiver's switch" (k 0), "edge switch k". */
+void ask_switch_name(unsigned k, unsigned edges, char *buf, size_t len);
+
 struct ask_recv_cfg {
 	uint16_t task;
 	uint16_t incarnation;    /* the task's: DATA of another one is not ours */
@@ -277,6 +286,8 @@ struct ask_recv_cfg {
 	uint32_t aa_size;        /* entries of one AA copy, a power of two */
 	enum ask_op op;          /* also the table's operator */
 	bool ctl;                /* a switch to SWAP and FETCH from (false: neither) */
+	unsigned edges;          /* with ctl: switches on the senders' side besides the
+	                          * receiver's own, 0..ASK_EDGES_MAX (docs/fabric.md) */
 	uint64_t swap_threshold; /* swap a subspace after this many un-absorbed tuples; 0: never */
 	uint64_t rto_ns;         /* SWAP / FETCH retry timeout */
 	unsigned retries;        /* retries of one SWAP / FETCH before giving up */
@@ -387,12 +398,13 @@ struct ask_switch_counts {
 
 /*
  * The end-to-end check of a job (docs/ask.md, Job lifetime): want = every channel's CLOSE summed,
- * table and st the receiver's, sw the switch's counts at the end (NULL: no switch). True if every
- * check holds; else false and why (a sentence).
+ * table and st the receiver's, sw[0..nsw-1] the switches' counts at the end (nsw 0: no switch;
+ * sw[0] the receiver's, sw[1..] the edges, docs/fabric.md). True if every check holds; else
+ * false and why (a sentence).
  */
 bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct ask_table *table,
-                   const struct ask_recv_stats *st, const struct ask_switch_counts *sw, char *why,
-                   size_t len);
+                   const struct ask_recv_stats *st, const struct ask_switch_counts *sw,
+                   unsigned nsw, char *why, size_t len);
 
 /*
  * The receiver's side of a job: with a switch, BEGIN a new incarnation of the task (asking the
@@ -443,7 +455,8 @@ void ask_rjob_finish(struct ask_rjob *j, uint64_t now);
 bool ask_rjob_finished(const struct ask_rjob *j);
 /* The end-to-end check, once finished (ask_job_check with the channels' totals). */
 bool ask_rjob_check(const struct ask_rjob *j, const struct ask_receiver *r, char *why, size_t len);
-/* The switch's counts at the end (NULL without a switch) and the senders' totals summed. */
+/* The switches' counts at the end, [0] the receiver's, [1..edges] the edges (NULL without a
+ * switch, or before the end), and the senders' totals summed. */
 const struct ask_switch_counts *ask_rjob_switch_counts(const struct ask_rjob *j);
 const struct ask_totals *ask_rjob_totals(const struct ask_rjob *j);
 const char *ask_rjob_error(const struct ask_rjob *j);

@@ -21,6 +21,7 @@
 enum {
 	OPT_LISTEN = 300,
 	OPT_SWITCH,
+	OPT_EDGE,
 	OPT_AA_SIZE,
 	OPT_THRESHOLD,
 	OPT_TIMEOUT,
@@ -39,6 +40,7 @@ static const struct option longopts[] = {
         ASK_CLI_LONGOPTS_OUTPUT,
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"switch", required_argument, NULL, OPT_SWITCH},
+        {"edge", required_argument, NULL, OPT_EDGE},
         {"aa-size", required_argument, NULL, OPT_AA_SIZE},
         {"swap-threshold", required_argument, NULL, OPT_THRESHOLD},
         {"timeout-s", required_argument, NULL, OPT_TIMEOUT},
@@ -63,6 +65,9 @@ static void usage(FILE *f)
 	      "  --listen PORT        UDP port of DATA (default 42405)\n"
 	      "  --switch IP[:PORT]   the switch's ASK address for SWAP and FETCH (port default\n"
 	      "                       42405); none: no switch, no swaps, no final fetch\n"
+	      "  --edge IP[:PORT]     a switch on the senders' side that aggregates too\n"
+	      "                       (docs/fabric.md); repeat for each, at most 15: edge\n"
+	      "                       switch k is the k-th --edge\n"
 	      "  --channels N         the task's channels 0..N-1 (default 1)\n",
 	      f);
 	fputs(ASK_CLI_HELP_TASK, f);
@@ -90,7 +95,8 @@ struct opts {
 	struct ask_cli cli;
 	unsigned listen, aa_size, timeout_s, rto_ms, retries, linger_ms, probe_ms, silence_s;
 	uint64_t threshold;
-	struct sockaddr_in sw;
+	struct sockaddr_in sw[1 + ASK_EDGES_MAX]; /* the receiver's switch, then the edges */
+	unsigned edges;
 	bool have_sw, use_sw;
 	const char *out;
 };
@@ -103,7 +109,11 @@ static int parse_own(struct opts *o, int c, const char *arg)
 	case OPT_SWITCH:
 		o->have_sw = true;
 		o->use_sw = strcmp(arg, "none") != 0;
-		return o->use_sw ? ask_addr_parse(arg, ASK_UDP_PORT, &o->sw) : 0;
+		return o->use_sw ? ask_addr_parse(arg, ASK_UDP_PORT, &o->sw[0]) : 0;
+	case OPT_EDGE:
+		if (o->edges == ASK_EDGES_MAX)
+			return -EINVAL;
+		return ask_addr_parse(arg, ASK_UDP_PORT, &o->sw[1 + o->edges++]);
 	case OPT_AA_SIZE:
 		if (host_parse_uint(arg, 1, 1u << 31, &o->aa_size) < 0)
 			return -EINVAL;
@@ -157,6 +167,10 @@ static int parse(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
+	if (o->edges > 0 && !o->use_sw) {
+		fprintf(stderr, "ask-receiver: --edge needs the receiver's own --switch IP\n");
+		return -1;
+	}
 	if (optind < argc || !o->have_sw || o->cli.ninputs > 0) {
 		fprintf(stderr, "ask-receiver: needs --switch IP or --switch none, and no input\n");
 		usage(stderr);
@@ -191,10 +205,18 @@ static void sender_seen(struct rx *x, const struct sockaddr_in *a)
 		x->senders[x->nsenders++] = *a;
 }
 
-/* What only the switch sends. */
+/* What only the switches send. */
 static bool from_switch_only(uint8_t type)
 {
 	return type == ASK_SWAP_DONE || type == ASK_FETCH_REPLY || type == ASK_BEGIN_DONE;
+}
+
+static bool is_switch(const struct opts *o, const struct sockaddr_in *a)
+{
+	for (unsigned k = 0; o->use_sw && k <= o->edges; k++)
+		if (ask_addr_eq(a, &o->sw[k]))
+			return true;
+	return false;
 }
 
 /* The job failed: why, and an ABORT to every sender that said HELLO (three times: they are
@@ -234,8 +256,7 @@ static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
 
 	for (int i = 0; i < n; i++) {
 		const uint8_t *b = bufs[i];
-		if (lens[i] > 0 && from_switch_only(b[0]) &&
-		    (!x->o->use_sw || !ask_addr_eq(&from[i], &x->o->sw))) {
+		if (lens[i] > 0 && from_switch_only(b[0]) && !is_switch(x->o, &from[i])) {
 			x->strays++;
 			continue;
 		}
@@ -246,7 +267,7 @@ static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
 			if (b[0] == ASK_HELLO)
 				sender_seen(x, &from[i]);
 			memcpy(replies[na], out, ASK_HDR_LEN);
-			tx[na] = (struct ask_tx){replies[na], olen};
+			tx[na] = (struct ask_tx){.buf = replies[na], .len = olen};
 			to[na++] = from[i];
 			x->last_progress = now;
 			continue;
@@ -257,7 +278,7 @@ static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
 		if (rc < 0)
 			return fail(x, ASK_ABORT_FAILED, ask_receiver_error(x->r));
 		if (rc == ASK_RX_NEW || rc == ASK_RX_DUP) {
-			tx[na] = (struct ask_tx){replies[na], ASK_HDR_LEN};
+			tx[na] = (struct ask_tx){.buf = replies[na], .len = ASK_HDR_LEN};
 			to[na++] = from[i];
 			x->last_data = now;
 			if (x->first_data == 0)
@@ -273,17 +294,18 @@ static int take(struct rx *x, const uint8_t *const *bufs, const size_t *lens,
 	return 0;
 }
 
-/* The BEGIN, probe, SWAP or FETCH due now, to the switch. 0, or -1 after a message. */
+/* The BEGINs, probes, SWAPs and FETCHes due now, each to its switch. 0, or -1 after a
+ * message. */
 static int control(struct rx *x, uint64_t now)
 {
 	struct ask_tx tx;
 	int rc;
 
 	while ((rc = ask_rjob_ctl(x->j, now, &tx)) == 1)
-		if ((rc = ask_udp_send(x->u, &tx, 1, &x->o->sw, 0)) < 0)
+		if ((rc = ask_udp_send(x->u, &tx, 1, &x->o->sw[tx.to], 0)) < 0)
 			break;
-	if (rc == 0 && x->r != NULL && (rc = ask_receiver_ctl(x->r, now, &tx)) == 1)
-		rc = ask_udp_send(x->u, &tx, 1, &x->o->sw, 0);
+	while (rc >= 0 && x->r != NULL && (rc = ask_receiver_ctl(x->r, now, &tx)) == 1)
+		rc = ask_udp_send(x->u, &tx, 1, &x->o->sw[tx.to], 0);
 	if (rc >= 0)
 		return 0;
 	if (rc == -ETIMEDOUT && x->r != NULL && ask_receiver_error(x->r)[0] != 0)
@@ -323,9 +345,14 @@ static void report(struct rx *x)
 		       st->data_pkts, st->dup_pkts, st->bad_pkts, st->long_records,
 		       st->tuples_unabsorbed, st->swaps, st->swap_retries, st->fetches,
 		       st->fetch_retries, st->fetched_records, keys, x->strays, want->tuples);
-		if (sw != NULL)
+		if (sw != NULL) {
 			printf(",\"switch_tuples\":%" PRIu64 ",\"switch_absorbed\":%" PRIu64,
-			       sw->tuples, sw->absorbed);
+			       sw[0].tuples, sw[0].absorbed);
+			for (unsigned k = 1; k <= x->o->edges; k++)
+				printf("%s{\"tuples\":%" PRIu64 ",\"absorbed\":%" PRIu64 "}%s",
+				       k == 1 ? ",\"edges\":[" : ",", sw[k].tuples, sw[k].absorbed,
+				       k == x->o->edges ? "]" : "");
+		}
 		printf(",\"elapsed_s\":%.6f,\"transport\":\"%s\"", el, ask_udp_kind(x->u));
 		if (x->verified != 1) {
 			printf(",\"error\":\"");
@@ -453,6 +480,7 @@ int main(int argc, char **argv)
 	        .aa_size = o.aa_size,
 	        .op = o.cli.op,
 	        .ctl = o.use_sw,
+	        .edges = o.edges,
 	        .swap_threshold = o.threshold,
 	        .rto_ns = o.rto_ms * 1000000ull,
 	        .retries = o.retries,
@@ -463,7 +491,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ask-receiver: %s\n", strerror(errno));
 		return 1;
 	}
-	rc = ask_udp_open(&x.u, (uint16_t)o.listen, o.use_sw ? &o.sw : NULL, o.cli.transport,
+	rc = ask_udp_open(&x.u, (uint16_t)o.listen, o.use_sw ? &o.sw[0] : NULL, o.cli.transport,
 	                  o.cli.busy_poll, "ask-receiver", o.cli.json, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "ask-receiver: port %u: %s\n", o.listen, err);

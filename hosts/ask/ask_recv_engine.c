@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ASK receiver (ask_host.h): ACK every DATA, merge each (channel, seq) once, and drive the
- * switch's aggregator arrays: SWAP a subspace whose un-absorbed count passed the threshold,
- * drain its old copy with FETCH, and at the end drain both copies of every slot. One SWAP or
- * FETCH is outstanding at a time; a retry repeats its bytes (same seq), so the switch's kept
- * reply answers it and nothing is cleared twice.
+ * switches' aggregator arrays: SWAP a subspace whose un-absorbed count passed the threshold,
+ * drain its old copy with FETCH, and at the end drain both copies of every slot, on every switch
+ * of the path (the receiver's own and the senders' edges, docs/fabric.md). One SWAP or FETCH is
+ * outstanding at a time per switch; a retry repeats its bytes (same seq), so the switch's kept
+ * reply answers it and nothing is cleared twice. The seqs are one sequence over all switches,
+ * so a reply's seq says which switch's request it answers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,25 +28,31 @@ struct rchan {
 
 enum ctl_state { CTL_IDLE, CTL_SWAP, CTL_FETCH };
 
+/* One switch's aggregator arrays as the receiver drives them: one SWAP or FETCH in progress. */
+struct rsw {
+	enum ctl_state state;
+	bool need_send;
+	unsigned slot, copy, tries;
+	uint32_t start, seq;
+	uint64_t sent_ns;
+	uint8_t pkt[ASK_HDR_LEN];
+	uint32_t want; /* slots to swap */
+	/* final drain: (slot, copy) = (final_idx / 2, final_idx % 2) */
+	bool final, drained;
+	unsigned final_idx;
+	uint8_t active[ASK_SLOTS_MAX];
+};
+
 struct ask_receiver {
 	struct ask_recv_cfg cfg;
 	struct ask_table *table;
 	struct rchan *ch;
 	unsigned ring; /* 2W */
 	unsigned complete;
-	/* the one SWAP / FETCH in progress */
-	enum ctl_state state;
-	bool need_send;
-	unsigned slot, copy, tries;
-	uint32_t start, seq, next_seq;
-	uint64_t sent_ns;
-	uint8_t pkt[ASK_HDR_LEN];
-	/* final drain: (slot, copy) = (final_idx / 2, final_idx % 2) */
-	bool final, drained;
-	unsigned final_idx;
-	uint8_t active[ASK_SLOTS_MAX];
-	uint64_t since[ASK_SLOTS_MAX]; /* un-absorbed tuples since the slot's last swap */
-	unsigned swap_rr;
+	struct rsw sw[1 + ASK_EDGES_MAX]; /* the receiver's switch, then the edges */
+	unsigned nsw, rr;                 /* switches (0: none); the next to look at */
+	uint32_t next_seq;                /* SWAP and FETCH seqs, one sequence for all switches */
+	uint64_t since[ASK_SLOTS_MAX];    /* un-absorbed tuples since the slot's last swap */
 	struct ask_recv_stats st;
 	char err[160];
 };
@@ -61,7 +69,8 @@ struct ask_receiver *ask_receiver_new(const struct ask_recv_cfg *cfg)
 
 	if (cfg->nchan < 1 || cfg->nchan > 65536 || !pow2(cfg->window) ||
 	    cfg->window > ASK_WINDOW_MAX || cfg->nslots < 1 || cfg->nslots > ASK_SLOTS_MAX ||
-	    !ask_key_bytes_ok(cfg->key_bytes) || !pow2(cfg->aa_size) || cfg->rto_ns == 0) {
+	    !ask_key_bytes_ok(cfg->key_bytes) || !pow2(cfg->aa_size) || cfg->rto_ns == 0 ||
+	    cfg->edges > ASK_EDGES_MAX || (cfg->edges > 0 && !cfg->ctl)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -71,6 +80,7 @@ struct ask_receiver *ask_receiver_new(const struct ask_recv_cfg *cfg)
 	r->cfg = *cfg;
 	r->ring = 2 * cfg->window;
 	r->next_seq = cfg->seq0;
+	r->nsw = cfg->ctl ? 1 + cfg->edges : 0;
 	r->table = ask_table_new(cfg->op);
 	r->ch = calloc(cfg->nchan, sizeof(*r->ch));
 	if (r->table == NULL || r->ch == NULL)
@@ -214,84 +224,98 @@ bad:
 	return ASK_RX_BAD;
 }
 
-/* ---- SWAP and FETCH ---- */
+/* ---- SWAP and FETCH, one request at a time per switch ---- */
 
-static void start_op(struct ask_receiver *r, enum ctl_state op, unsigned slot, unsigned copy,
-                     uint32_t start)
+static void start_op(struct ask_receiver *r, struct rsw *w, enum ctl_state op, unsigned slot,
+                     unsigned copy, uint32_t start)
 {
 	const struct ask_recv_cfg *c = &r->cfg;
 
-	r->state = op;
-	r->slot = slot;
-	r->copy = copy;
-	r->start = start;
-	r->seq = r->next_seq++;
-	r->tries = 0;
-	r->need_send = true;
+	w->state = op;
+	w->slot = slot;
+	w->copy = copy;
+	w->start = start;
+	w->seq = r->next_seq++;
+	w->tries = 0;
+	w->need_send = true;
 	if (op == CTL_SWAP)
-		ask_swap_build(r->pkt, c->task, c->incarnation, c->nslots, c->key_bytes, r->seq,
+		ask_swap_build(w->pkt, c->task, c->incarnation, c->nslots, c->key_bytes, w->seq,
 		               slot, copy);
 	else
-		ask_fetch_build(r->pkt, c->task, c->incarnation, c->nslots, c->key_bytes, r->seq,
+		ask_fetch_build(w->pkt, c->task, c->incarnation, c->nslots, c->key_bytes, w->seq,
 		                slot, copy, start, ask_fetch_max(c->key_bytes));
 }
 
-static void op_done(struct ask_receiver *r)
+static void op_done(struct rsw *w)
 {
-	r->state = CTL_IDLE;
-	r->need_send = false;
-	if (r->final)
-		r->final_idx++;
+	w->state = CTL_IDLE;
+	w->need_send = false;
+	if (w->final)
+		w->final_idx++;
 }
 
-static int refused(struct ask_receiver *r, const char *what)
+static int refused(struct ask_receiver *r, const struct rsw *w, const char *what)
 {
-	snprintf(r->err, sizeof(r->err), "the switch refused %s of slot %u copy %u (ERROR flag)",
-	         what, r->slot, r->copy);
+	char name[32];
+
+	ask_switch_name((unsigned)(w - r->sw), r->cfg.edges, name, sizeof(name));
+	snprintf(r->err, sizeof(r->err), "%s refused %s of slot %u copy %u (ERROR flag)", name,
+	         what, w->slot, w->copy);
 	return -EPROTO;
 }
 
-/* Is m the answer to the request in progress? */
-static bool current(const struct ask_receiver *r, const struct ask_msg *m, enum ctl_state op)
+/* The switch whose request in progress m answers, if any (seqs are unique across switches). */
+static struct rsw *current(struct ask_receiver *r, const struct ask_msg *m, enum ctl_state op)
 {
-	return r->state == op && m->task == r->cfg.task && m->seq == r->seq &&
-	       ASK_SEL_SLOT(m->bitmap) == r->slot;
+	if (m->task != r->cfg.task)
+		return NULL;
+	for (unsigned k = 0; k < r->nsw; k++) {
+		struct rsw *w = &r->sw[k];
+		if (w->state == op && m->seq == w->seq && ASK_SEL_SLOT(m->bitmap) == w->slot)
+			return w;
+	}
+	return NULL;
 }
 
 static int swap_done(struct ask_receiver *r, const struct ask_msg *m)
 {
-	if (!current(r, m, CTL_SWAP) || r->need_send) {
+	struct rsw *w = current(r, m, CTL_SWAP);
+
+	if (w == NULL || w->need_send) {
 		r->st.stale_replies++;
 		return ASK_RX_REPLY;
 	}
 	if (m->flags & ASK_F_ERROR)
-		return refused(r, "SWAP");
-	if (ASK_SEL_COPY(m->bitmap) != r->copy) {
+		return refused(r, w, "SWAP");
+	if (ASK_SEL_COPY(m->bitmap) != w->copy) {
 		r->st.stale_replies++; /* not (yet) the copy asked for: the retry asks again */
 		return ASK_RX_REPLY;
 	}
 	r->st.swaps++;
-	r->active[r->slot] = (uint8_t)r->copy;
-	r->since[r->slot] = 0;
-	start_op(r, CTL_FETCH, r->slot, r->copy ^ 1u, 0);
+	w->active[w->slot] = (uint8_t)w->copy;
+	start_op(r, w, CTL_FETCH, w->slot, w->copy ^ 1u, 0);
 	return ASK_RX_REPLY;
 }
 
 static int fetch_reply(struct ask_receiver *r, const uint8_t *p, const struct ask_msg *m)
 {
 	unsigned kb = r->cfg.key_bytes;
+	struct rsw *w = current(r, m, CTL_FETCH);
+	char name[32];
 
-	if (!current(r, m, CTL_FETCH) || ASK_SEL_COPY(m->bitmap) != r->copy || r->need_send) {
+	if (w == NULL || ASK_SEL_COPY(m->bitmap) != w->copy || w->need_send) {
 		r->st.stale_replies++;
 		return ASK_RX_REPLY;
 	}
 	if (m->flags & ASK_F_ERROR)
-		return refused(r, "FETCH");
-	if (m->start <= r->start || m->start > r->cfg.aa_size) {
-		snprintf(r->err, sizeof(r->err),
-		         "FETCH of slot %u copy %u from %u: reply goes on at %u, aa-size is %u "
-		         "(does --aa-size match the task?)",
-		         r->slot, r->copy, r->start, m->start, r->cfg.aa_size);
+		return refused(r, w, "FETCH");
+	if (m->start <= w->start || m->start > r->cfg.aa_size) {
+		ask_switch_name((unsigned)(w - r->sw), r->cfg.edges, name, sizeof(name));
+		snprintf(
+		        r->err, sizeof(r->err),
+		        "FETCH of slot %u copy %u from %u (%s): reply goes on at %u, aa-size is %u "
+		        "(does --aa-size match the task?)",
+		        w->slot, w->copy, w->start, name, m->start, r->cfg.aa_size);
 		return -EPROTO;
 	}
 	for (uint32_t i = 0; i < m->count; i++) {
@@ -303,9 +327,9 @@ static int fetch_reply(struct ask_receiver *r, const uint8_t *p, const struct as
 	}
 	r->st.fetched_records += m->count;
 	if (m->start == r->cfg.aa_size)
-		op_done(r);
+		op_done(w);
 	else
-		start_op(r, CTL_FETCH, r->slot, r->copy, m->start);
+		start_op(r, w, CTL_FETCH, w->slot, w->copy, m->start);
 	return ASK_RX_REPLY;
 }
 
@@ -317,7 +341,7 @@ int ask_receiver_input(struct ask_receiver *r, const uint8_t *p, size_t len, uin
 		goto bad;
 	if (m.type == ASK_DATA)
 		return data_input(r, p, len, ack);
-	if (!r->cfg.ctl)
+	if (r->nsw == 0)
 		goto bad;
 	if (m.type == ASK_SWAP_DONE && ask_swap_done_parse(p, len, &m) == 0)
 		return swap_done(r, &m);
@@ -328,63 +352,92 @@ bad:
 	return ASK_RX_BAD;
 }
 
-/* Starts the next SWAP or final FETCH when nothing is in progress. */
-static void next_op(struct ask_receiver *r)
+/*
+ * A subspace whose un-absorbed count passed the threshold is swapped on every switch: each of
+ * them had its chance at those tuples and kept other keys.
+ */
+static void swaps_due(struct ask_receiver *r)
+{
+	if (r->cfg.swap_threshold == 0 || ask_receiver_complete(r))
+		return;
+	for (unsigned j = 0; j < r->cfg.nslots; j++) {
+		if (r->since[j] <= r->cfg.swap_threshold)
+			continue;
+		r->since[j] = 0;
+		for (unsigned k = 0; k < r->nsw; k++)
+			r->sw[k].want |= 1u << j;
+	}
+}
+
+/* Starts switch w's next SWAP or final FETCH when nothing is in progress there. */
+static void next_op(struct ask_receiver *r, struct rsw *w)
 {
 	unsigned S = r->cfg.nslots;
 
 	if (ask_receiver_complete(r)) {
-		r->final = true;
-		if (r->final_idx < 2 * S)
-			start_op(r, CTL_FETCH, r->final_idx / 2, r->final_idx % 2, 0);
+		w->final = true;
+		if (w->final_idx < 2 * S)
+			start_op(r, w, CTL_FETCH, w->final_idx / 2, w->final_idx % 2, 0);
 		else
-			r->drained = true;
+			w->drained = true;
 		return;
 	}
-	if (r->cfg.swap_threshold == 0)
-		return;
-	for (unsigned i = 0; i < S; i++) {
-		unsigned j = (r->swap_rr + i) % S;
-		if (r->since[j] > r->cfg.swap_threshold) {
-			r->swap_rr = j + 1;
-			start_op(r, CTL_SWAP, j, r->active[j] ^ 1u, 0);
-			return;
-		}
+	if (w->want != 0) {
+		unsigned j = (unsigned)__builtin_ctz(w->want);
+		w->want &= w->want - 1;
+		start_op(r, w, CTL_SWAP, j, w->active[j] ^ 1u, 0);
 	}
 }
 
-int ask_receiver_ctl(struct ask_receiver *r, uint64_t now, struct ask_tx *tx)
+/* Switch w's request due now: 1 and *tx, 0, or -ETIMEDOUT. */
+static int sw_ctl(struct ask_receiver *r, struct rsw *w, uint64_t now, struct ask_tx *tx)
 {
 	bool swap;
+	char name[32];
 
-	if (!r->cfg.ctl || r->drained)
+	if (w->drained)
 		return 0;
-	if (r->state == CTL_IDLE)
-		next_op(r);
-	if (r->state == CTL_IDLE)
+	if (w->state == CTL_IDLE)
+		next_op(r, w);
+	if (w->state == CTL_IDLE)
 		return 0;
-	swap = r->state == CTL_SWAP;
-	if (r->need_send) {
-		r->need_send = false;
+	swap = w->state == CTL_SWAP;
+	if (w->need_send) {
+		w->need_send = false;
 		if (!swap)
 			r->st.fetches++;
-	} else if (now - r->sent_ns < ask_backoff(r->cfg.rto_ns, r->tries)) {
+	} else if (now - w->sent_ns < ask_backoff(r->cfg.rto_ns, w->tries)) {
 		return 0;
-	} else if (r->tries >= r->cfg.retries) {
+	} else if (w->tries >= r->cfg.retries) {
+		ask_switch_name((unsigned)(w - r->sw), r->cfg.edges, name, sizeof(name));
 		snprintf(r->err, sizeof(r->err),
-		         "no answer to %s of slot %u copy %u after %u retries",
-		         swap ? "SWAP" : "FETCH", r->slot, r->copy, r->tries);
+		         "no answer from %s to %s of slot %u copy %u after %u retries", name,
+		         swap ? "SWAP" : "FETCH", w->slot, w->copy, w->tries);
 		return -ETIMEDOUT;
 	} else {
-		r->tries++;
+		w->tries++;
 		if (swap)
 			r->st.swap_retries++;
 		else
 			r->st.fetch_retries++;
 	}
-	r->sent_ns = now;
-	*tx = (struct ask_tx){r->pkt, ASK_HDR_LEN};
+	w->sent_ns = now;
+	*tx = (struct ask_tx){.buf = w->pkt, .len = ASK_HDR_LEN, .to = (unsigned)(w - r->sw)};
 	return 1;
+}
+
+int ask_receiver_ctl(struct ask_receiver *r, uint64_t now, struct ask_tx *tx)
+{
+	swaps_due(r);
+	for (unsigned i = 0; i < r->nsw; i++) {
+		unsigned k = (r->rr + i) % r->nsw;
+		int rc = sw_ctl(r, &r->sw[k], now, tx);
+		if (rc != 0) {
+			r->rr = k + 1;
+			return rc;
+		}
+	}
+	return 0;
 }
 
 bool ask_receiver_complete(const struct ask_receiver *r)
@@ -407,14 +460,26 @@ uint64_t ask_receiver_channel_long(const struct ask_receiver *r, unsigned ch)
 
 bool ask_receiver_done(const struct ask_receiver *r)
 {
-	return ask_receiver_complete(r) && (!r->cfg.ctl || r->drained);
+	if (!ask_receiver_complete(r))
+		return false;
+	for (unsigned k = 0; k < r->nsw; k++)
+		if (!r->sw[k].drained)
+			return false;
+	return true;
 }
 
 uint64_t ask_receiver_wake(const struct ask_receiver *r)
 {
-	if (r->state == CTL_IDLE)
-		return UINT64_MAX;
-	return r->need_send ? 0 : r->sent_ns + ask_backoff(r->cfg.rto_ns, r->tries);
+	uint64_t wake = UINT64_MAX;
+
+	for (unsigned k = 0; k < r->nsw; k++) {
+		const struct rsw *w = &r->sw[k];
+		uint64_t t = w->state == CTL_IDLE ? UINT64_MAX
+		             : w->need_send       ? 0
+		                            : w->sent_ns + ask_backoff(r->cfg.rto_ns, w->tries);
+		wake = t < wake ? t : wake;
+	}
+	return wake;
 }
 
 const struct ask_recv_stats *ask_receiver_stats(const struct ask_receiver *r)

@@ -336,7 +336,7 @@ static int resend(struct ask_sender *s, unsigned k, uint32_t q, struct wpkt *w, 
 	w->sent_ns = now;
 	w->xmit = ++s->xmits;
 	s->st.resends++;
-	*tx = (struct ask_tx){w->buf, w->len};
+	*tx = (struct ask_tx){.buf = w->buf, .len = w->len};
 	return 0;
 }
 
@@ -411,7 +411,7 @@ int ask_sender_pump(struct ask_sender *s, uint64_t now, struct ask_tx *tx, unsig
 		c->next++;
 		c->tot.packets = c->next;
 		s->st.packets++;
-		tx[n++] = (struct ask_tx){w->buf, w->len};
+		tx[n++] = (struct ask_tx){.buf = w->buf, .len = w->len};
 	}
 	return n;
 }

@@ -123,9 +123,75 @@ static bool totals_eq(const struct ask_totals *a, const struct ask_totals *b)
 
 /* ---- the check ---- */
 
+void ask_switch_name(unsigned k, unsigned edges, char *buf, size_t len)
+{
+	if (k == 0)
+		snprintf(buf, len, edges == 0 ? "the switch" : "the receiver's switch");
+	else
+		snprintf(buf, len, "edge switch %u", k);
+}
+
+/*
+ * The switches' counts against the senders' (docs/fabric.md, ASK across two switches): the
+ * receiver's switch saw what the edges did not absorb, the edges saw no more than the senders
+ * sent, and what reached the receiver is what no switch absorbed.
+ */
+static bool switches_check(const struct ask_recv_stats *st, const struct ask_switch_counts *sw,
+                           unsigned nsw, uint64_t slots, char *why, size_t len)
+{
+	uint64_t edge_seen = 0, edge_absorbed = 0, absorbed = 0;
+	char name[32];
+
+	for (unsigned k = 0; k < nsw; k++) {
+		absorbed += sw[k].absorbed;
+		if (k > 0) {
+			edge_seen += sw[k].tuples;
+			edge_absorbed += sw[k].absorbed;
+		}
+	}
+	if (nsw == 1 && sw[0].tuples != slots) {
+		snprintf(why, len,
+		         "the switch saw %" PRIu64
+		         " tuples in DATA slots, the senders sent %" PRIu64,
+		         sw[0].tuples, slots);
+		return false;
+	}
+	if (nsw > 1 && sw[0].tuples + edge_absorbed != slots) {
+		snprintf(why, len,
+		         "the receiver's switch saw %" PRIu64
+		         " tuples in DATA slots and the edge switches absorbed %" PRIu64
+		         ", the senders sent %" PRIu64,
+		         sw[0].tuples, edge_absorbed, slots);
+		return false;
+	}
+	if (edge_seen > slots) {
+		snprintf(why, len,
+		         "the edge switches saw %" PRIu64 " tuples in DATA slots, the senders sent "
+		         "%" PRIu64,
+		         edge_seen, slots);
+		return false;
+	}
+	if (st->tuples_unabsorbed + absorbed != slots) {
+		snprintf(why, len,
+		         "%" PRIu64 " tuples reached the receiver and the %s absorbed %" PRIu64
+		         ", the senders sent %" PRIu64 " in DATA slots",
+		         st->tuples_unabsorbed, nsw > 1 ? "switches" : "switch", absorbed, slots);
+		return false;
+	}
+	for (unsigned k = 0; k < nsw; k++) {
+		if (sw[k].held == 0)
+			continue;
+		ask_switch_name(k, nsw - 1, name, sizeof(name));
+		snprintf(why, len, "%s holds %" PRId64 " entries after the final drain", name,
+		         sw[k].held);
+		return false;
+	}
+	return true;
+}
+
 bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct ask_table *table,
-                   const struct ask_recv_stats *st, const struct ask_switch_counts *sw, char *why,
-                   size_t len)
+                   const struct ask_recv_stats *st, const struct ask_switch_counts *sw,
+                   unsigned nsw, char *why, size_t len)
 {
 	struct ask_totals got;
 	uint64_t slots = want->tuples - want->long_tuples;
@@ -137,24 +203,13 @@ bool ask_job_check(enum ask_op op, const struct ask_totals *want, const struct a
 		         st->long_records, want->long_tuples);
 		return false;
 	}
-	if (sw != NULL && sw->tuples != slots) {
-		snprintf(why, len,
-		         "the switch saw %" PRIu64
-		         " tuples in DATA slots, the senders sent %" PRIu64,
-		         sw->tuples, slots);
+	if (nsw > 0 && !switches_check(st, sw, nsw, slots, why, len))
 		return false;
-	}
-	uint64_t absorbed = sw != NULL ? sw->absorbed : 0;
-	if (st->tuples_unabsorbed + absorbed != slots) {
+	if (nsw == 0 && st->tuples_unabsorbed != slots) {
 		snprintf(why, len,
-		         "%" PRIu64 " tuples reached the receiver and the switch absorbed %" PRIu64
-		         ", the senders sent %" PRIu64 " in DATA slots",
-		         st->tuples_unabsorbed, absorbed, slots);
-		return false;
-	}
-	if (sw != NULL && sw->held != 0) {
-		snprintf(why, len, "the switch holds %" PRId64 " entries after the final drain",
-		         sw->held);
+		         "%" PRIu64 " tuples reached the receiver, the senders sent %" PRIu64
+		         " in DATA slots",
+		         st->tuples_unabsorbed, slots);
 		return false;
 	}
 	if (want->tuples == 0 || got.tuples == 0) {
@@ -233,31 +288,42 @@ int ask_abort_parse(const uint8_t *p, size_t len, struct ask_msg *m, uint16_t *r
 #define RJ_SILENT_TRIES 8
 
 enum rj_state {
-	RJ_QUERY, /* asking the switch which incarnation the task is at */
-	RJ_START, /* BEGIN N from that one */
-	RJ_RUN,   /* begun: probing */
+	RJ_QUERY, /* asking the switches which incarnation the task is at */
+	RJ_WAIT,  /* a switch that answered, while the others have not */
+	RJ_START, /* BEGIN N from that one on each */
+	RJ_RUN,   /* begun on every switch: probing */
 	RJ_FAILED,
 };
 
-struct ask_rjob {
-	struct ask_recv_cfg rc; /* the receiver's: the task, its shape, the switch; BEGIN's seq is
-	                         * the one before its SWAPs and FETCHes (seq0 - 1) */
-	struct ask_rjob_cfg cfg;
-	enum rj_state state;
-	int failed;        /* -errno once RJ_FAILED */
-	uint16_t inc, cur; /* ours, and the switch's as it last said */
-	uint32_t reg;      /* the registration's nonce when the job began */
-	unsigned cas;      /* BEGINs refused because the incarnation had moved */
-	/* the one BEGIN in flight (start, probe or final) */
+/* One switch of the job's path: where its task is, and the one BEGIN in flight to it. */
+struct rj_sw {
+	enum rj_state state; /* RJ_QUERY, RJ_WAIT, RJ_START, RJ_RUN */
+	uint16_t cur;        /* the switch's incarnation as it last said */
+	uint32_t reg;        /* its registration's nonce when the job began there */
 	bool out, need_send;
-	uint32_t id; /* its start field: which BEGIN a reply answers */
+	uint32_t id; /* the BEGIN's start field: which BEGIN a reply answers (unique over all) */
 	unsigned tries;
 	uint64_t sent_ns, last_answer_ns, next_probe_ns;
+	bool finished;
+	struct ask_switch_counts counts;
 	uint8_t pkt[ASK_HDR_LEN + sizeof(struct ask_job_info)];
+};
+
+struct ask_rjob {
+	struct ask_recv_cfg rc; /* the receiver's: the task, its shape, the switches; BEGIN's seq
+	                         * is the one before its SWAPs and FETCHes (seq0 - 1) */
+	struct ask_rjob_cfg cfg;
+	enum rj_state state;
+	int failed;   /* -errno once RJ_FAILED */
+	uint16_t inc; /* ours: the same on every switch */
+	unsigned cas; /* BEGINs refused because the incarnation had moved */
+	uint32_t id;  /* the last BEGIN's id */
+	struct rj_sw sw[1 + ASK_EDGES_MAX];
+	unsigned nsw, rr;
+	struct ask_switch_counts counts[1 + ASK_EDGES_MAX]; /* the final ones, once finished */
 	/* the end */
 	bool finishing, finished;
 	uint32_t final_id; /* replies to BEGINs from this id on carry the final counts */
-	struct ask_switch_counts sw;
 	/* senders */
 	uint32_t *owner; /* per channel: the HELLO nonce of its sender, 0 none yet */
 	bool *closed;
@@ -271,6 +337,7 @@ struct ask_rjob *ask_rjob_new(const struct ask_recv_cfg *rc, const struct ask_rj
 	struct ask_rjob *j;
 
 	if (rc->nchan < 1 || rc->nchan > 65536 || cfg->incarnation == 0 || rc->rto_ns == 0 ||
+	    rc->edges > ASK_EDGES_MAX || (rc->edges > 0 && !rc->ctl) ||
 	    (rc->ctl && (cfg->probe_ns == 0 || cfg->silence_ns == 0))) {
 		errno = EINVAL;
 		return NULL;
@@ -281,6 +348,7 @@ struct ask_rjob *ask_rjob_new(const struct ask_recv_cfg *rc, const struct ask_rj
 	j->rc = *rc;
 	j->cfg = *cfg;
 	j->inc = cfg->incarnation;
+	j->nsw = rc->ctl ? 1 + rc->edges : 0;
 	j->owner = calloc(rc->nchan, sizeof(*j->owner));
 	j->closed = calloc(rc->nchan, sizeof(*j->closed));
 	j->tot = calloc(rc->nchan, sizeof(*j->tot));
@@ -311,8 +379,13 @@ static int rj_fail(struct ask_rjob *j, int rc)
 	return rc;
 }
 
-/* The next BEGIN: n from e (a probe: n == e). */
-static void rj_send(struct ask_rjob *j, uint16_t n, uint16_t e)
+static void rj_name(const struct ask_rjob *j, const struct rj_sw *w, char *buf, size_t len)
+{
+	ask_switch_name((unsigned)(w - j->sw), j->rc.edges, buf, len);
+}
+
+/* The next BEGIN to switch w: n from e (a probe: n == e). */
+static void rj_send(struct ask_rjob *j, struct rj_sw *w, uint16_t n, uint16_t e)
 {
 	struct ask_msg m = {.type = ASK_BEGIN,
 	                    .task = j->rc.task,
@@ -320,137 +393,207 @@ static void rj_send(struct ask_rjob *j, uint16_t n, uint16_t e)
 	                    .nslots = (uint8_t)j->rc.nslots,
 	                    .key_bytes = (uint8_t)j->rc.key_bytes,
 	                    .seq = j->rc.seq0 - 1,
-	                    .start = ++j->id,
+	                    .start = w->id = ++j->id,
 	                    .count = e};
 
-	ask_msg_put(j->pkt, &m);
-	memset(j->pkt + ASK_HDR_LEN, 0, sizeof(struct ask_job_info));
-	j->out = j->need_send = true;
-	j->tries = 0;
+	ask_msg_put(w->pkt, &m);
+	memset(w->pkt + ASK_HDR_LEN, 0, sizeof(struct ask_job_info));
+	w->out = w->need_send = true;
+	w->tries = 0;
+}
+
+/* Switch w's BEGIN or probe due now: 1 and *tx, 0, or fails the job. */
+static int rj_sw_ctl(struct ask_rjob *j, struct rj_sw *w, uint64_t now, struct ask_tx *tx)
+{
+	char name[32];
+
+	if (w->last_answer_ns == 0)
+		w->last_answer_ns = now; /* the silence runs from the first call */
+	if (w->state == RJ_WAIT)
+		return 0;
+	if (!w->out) {
+		if (w->state == RJ_QUERY)
+			rj_send(j, w, j->inc, j->inc);
+		else if (w->state == RJ_START)
+			rj_send(j, w, j->inc, w->cur);
+		else if (now >= w->next_probe_ns && (!w->finished || !j->finishing))
+			rj_send(j, w, j->inc, j->inc);
+		else
+			return 0;
+	}
+	if (w->need_send) {
+		w->need_send = false;
+	} else if (now - w->sent_ns < ask_backoff(j->rc.rto_ns, w->tries)) {
+		return 0;
+	} else if (w->state == RJ_RUN && now - w->last_answer_ns >= j->cfg.silence_ns &&
+	           w->tries >= RJ_SILENT_TRIES) {
+		/* Silence counts only with probes sent into it: a receiver that was not scheduled
+		 * for a while has not been ignored. */
+		rj_name(j, w, name, sizeof(name));
+		snprintf(j->err, sizeof(j->err),
+		         "%s did not answer for %.1f s (%u probes): it stopped, or the path to it "
+		         "did",
+		         name, (double)(now - w->last_answer_ns) / 1e9, w->tries);
+		return rj_fail(j, -ETIMEDOUT);
+	} else {
+		w->tries++;
+	}
+	w->sent_ns = now;
+	*tx = (struct ask_tx){.buf = w->pkt, .len = sizeof(w->pkt), .to = (unsigned)(w - j->sw)};
+	return 1;
 }
 
 int ask_rjob_ctl(struct ask_rjob *j, uint64_t now, struct ask_tx *tx)
 {
 	if (j->state == RJ_FAILED)
 		return j->failed;
-	if (!j->rc.ctl)
-		return 0;
-	if (j->last_answer_ns == 0)
-		j->last_answer_ns = now; /* the silence runs from the first call */
-	if (!j->out) {
-		if (j->state == RJ_QUERY)
-			rj_send(j, j->inc, j->inc);
-		else if (j->state == RJ_START)
-			rj_send(j, j->inc, j->cur);
-		else if (now >= j->next_probe_ns)
-			rj_send(j, j->inc, j->inc);
-		else
-			return 0;
+	for (unsigned i = 0; i < j->nsw; i++) {
+		unsigned k = (j->rr + i) % j->nsw;
+		int rc = rj_sw_ctl(j, &j->sw[k], now, tx);
+		if (rc != 0) {
+			j->rr = k + 1;
+			return rc;
+		}
 	}
-	if (j->need_send) {
-		j->need_send = false;
-	} else if (now - j->sent_ns < ask_backoff(j->rc.rto_ns, j->tries)) {
-		return 0;
-	} else if (j->state == RJ_RUN && now - j->last_answer_ns >= j->cfg.silence_ns &&
-	           j->tries >= RJ_SILENT_TRIES) {
-		/* Silence counts only with probes sent into it: a receiver that was not scheduled
-		 * for a while has not been ignored. */
-		snprintf(
-		        j->err, sizeof(j->err),
-		        "the switch did not answer for %.1f s (%u probes): it stopped, or the path "
-		        "to it did",
-		        (double)(now - j->last_answer_ns) / 1e9, j->tries);
-		return rj_fail(j, -ETIMEDOUT);
-	} else {
-		j->tries++;
-	}
-	j->sent_ns = now;
-	*tx = (struct ask_tx){j->pkt, sizeof(j->pkt)};
-	return 1;
+	return 0;
 }
 
 static const char *const op_names[] = {"add", "max", "min"};
 
-/* The task's shape on the switch against the receiver's. 0, or fails the job. */
-static int rj_shape(struct ask_rjob *j, const struct ask_job_info *ji)
+/* The task's shape on switch w against the receiver's. 0, or fails the job. */
+static int rj_shape(struct ask_rjob *j, const struct rj_sw *w, const struct ask_job_info *ji)
 {
 	const struct ask_recv_cfg *c = &j->rc;
 	unsigned op = ji->op;
+	char name[32];
 
 	if (ask_be16(ji->channels) == c->nchan && ask_be32(ji->window) == c->window &&
 	    ask_be32(ji->aa_size) == c->aa_size && op == (unsigned)c->op)
 		return 0;
+	rj_name(j, w, name, sizeof(name));
 	snprintf(j->err, sizeof(j->err),
-	         "task %u on the switch has channels %u window %u aa-size %u op %s; this receiver "
+	         "task %u on %s has channels %u window %u aa-size %u op %s; this receiver "
 	         "has --channels %u --window %u --aa-size %u --op %s",
-	         c->task, ask_be16(ji->channels), ask_be32(ji->window), ask_be32(ji->aa_size),
+	         c->task, name, ask_be16(ji->channels), ask_be32(ji->window), ask_be32(ji->aa_size),
 	         op < 3 ? op_names[op] : "?", c->nchan, c->window, c->aa_size, op_names[c->op]);
 	return rj_fail(j, -EPROTO);
+}
+
+/* An incarnation that no switch is at, from j->inc on. */
+static void rj_pick(struct ask_rjob *j)
+{
+	for (;;) {
+		bool taken = false;
+		for (unsigned k = 0; k < j->nsw; k++)
+			taken |= j->sw[k].cur == j->inc;
+		if (!taken)
+			return;
+		j->inc = (uint16_t)(j->inc + 1) == 0 ? 1 : (uint16_t)(j->inc + 1);
+	}
+}
+
+/* Every switch has said where it is: BEGIN an incarnation none is at, from each one's. */
+static void rj_start_all(struct ask_rjob *j)
+{
+	rj_pick(j);
+	for (unsigned k = 0; k < j->nsw; k++) {
+		j->sw[k].state = RJ_START;
+		j->sw[k].out = false;
+	}
+	j->state = RJ_START;
 }
 
 static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct ask_job_info *ji,
                       uint64_t now)
 {
-	if (!j->out || m->start != j->id || m->seq != j->rc.seq0 - 1)
+	struct rj_sw *w = NULL;
+	char name[32];
+
+	for (unsigned k = 0; k < j->nsw; k++)
+		if (j->sw[k].out && j->sw[k].id == m->start)
+			w = &j->sw[k];
+	if (w == NULL || m->seq != j->rc.seq0 - 1)
 		return ASK_JRX_TAKEN; /* a late or duplicated reply: nothing to learn */
-	j->out = false;
-	j->last_answer_ns = now;
+	w->out = false;
+	w->last_answer_ns = now;
 	uint16_t cur = m->incarnation;
+	rj_name(j, w, name, sizeof(name));
 	if (ji->error == ASK_BEGIN_SHAPE) {
 		snprintf(j->err, sizeof(j->err),
-		         "task %u on the switch has %u slots of %u-byte keys; this receiver has "
+		         "task %u on %s has %u slots of %u-byte keys; this receiver has "
 		         "--slots %u --key-bytes %u",
-		         j->rc.task, m->nslots, m->key_bytes, j->rc.nslots, j->rc.key_bytes);
+		         j->rc.task, name, m->nslots, m->key_bytes, j->rc.nslots, j->rc.key_bytes);
 		return rj_fail(j, -EPROTO);
 	}
-	switch (j->state) {
+	switch (w->state) {
 	case RJ_QUERY:
-		j->cur = cur;
-		if (j->inc == cur)
-			j->inc = (uint16_t)(j->inc + 1) == 0 ? 1 : (uint16_t)(j->inc + 1);
-		j->state = RJ_START;
+		w->cur = cur;
+		w->state = RJ_WAIT;
+		for (unsigned k = 0; k < j->nsw; k++)
+			if (j->sw[k].state == RJ_QUERY)
+				return ASK_JRX_TAKEN;
+		rj_start_all(j);
 		return ASK_JRX_TAKEN;
 	case RJ_START:
 		if (ji->error != ASK_BEGIN_OK) {
 			/* The incarnation moved between the question and the BEGIN: again from it.
 			 */
 			if (++j->cas > 8) {
-				snprintf(
-				        j->err, sizeof(j->err),
-				        "task %u's incarnation changed under 8 BEGINs in a row: is "
-				        "another receiver starting jobs on it?",
-				        j->rc.task);
+				snprintf(j->err, sizeof(j->err),
+				         "task %u's incarnation on %s changed under 8 BEGINs in a "
+				         "row: "
+				         "is another receiver starting jobs on it?",
+				         j->rc.task, name);
 				return rj_fail(j, -EPROTO);
 			}
-			j->cur = cur;
-			if (j->inc == cur)
-				j->inc = (uint16_t)(j->inc + 1) == 0 ? 1 : (uint16_t)(j->inc + 1);
+			w->cur = cur;
+			if (cur == j->inc) {
+				/* Someone else took ours there: every switch moves to another one,
+				 * those begun already from ours. */
+				for (unsigned k = 0; k < j->nsw; k++)
+					if (j->sw[k].state == RJ_RUN)
+						j->sw[k].cur = j->inc;
+				rj_start_all(j);
+			}
 			return ASK_JRX_TAKEN;
 		}
-		if (rj_shape(j, ji) < 0)
+		if (rj_shape(j, w, ji) < 0)
 			return j->failed;
-		j->reg = ask_be32(ji->reg);
+		w->reg = ask_be32(ji->reg);
+		w->cur = j->inc;
+		w->state = RJ_RUN;
+		w->next_probe_ns = now + j->cfg.probe_ns;
+		for (unsigned k = 0; k < j->nsw; k++)
+			if (j->sw[k].state != RJ_RUN)
+				return ASK_JRX_TAKEN;
 		j->state = RJ_RUN;
-		j->next_probe_ns = now + j->cfg.probe_ns;
 		return ASK_JRX_TAKEN;
 	case RJ_RUN:
-		if (ji->error != ASK_BEGIN_OK || cur != j->inc || ask_be32(ji->reg) != j->reg) {
+		if (ji->error != ASK_BEGIN_OK || cur != j->inc || ask_be32(ji->reg) != w->reg) {
 			snprintf(
 			        j->err, sizeof(j->err),
-			        "the switch lost the job's state: task %u is at incarnation %u of "
+			        "%s lost the job's state: task %u is at incarnation %u of "
 			        "registration %08x, this job is %u of %08x (the switch restarted, "
-			        "the "
-			        "task was registered again, or another receiver began a job on it)",
-			        j->rc.task, cur, ask_be32(ji->reg), j->inc, j->reg);
+			        "the task was registered again, or another receiver began a job on "
+			        "it)",
+			        name, j->rc.task, cur, ask_be32(ji->reg), j->inc, w->reg);
 			return rj_fail(j, -ESTALE);
 		}
-		if (j->finishing && m->start >= j->final_id) {
-			j->sw.tuples = ask_be64(ji->tuples);
-			j->sw.absorbed = ask_be64(ji->absorbed);
-			j->sw.held = (int64_t)ask_be64(ji->held);
-			j->finished = true;
+		if (j->finishing && m->start >= j->final_id && !w->finished) {
+			w->counts.tuples = ask_be64(ji->tuples);
+			w->counts.absorbed = ask_be64(ji->absorbed);
+			w->counts.held = (int64_t)ask_be64(ji->held);
+			w->finished = true;
+			bool all = true;
+			for (unsigned k = 0; k < j->nsw; k++)
+				all &= j->sw[k].finished;
+			if (all) {
+				for (unsigned k = 0; k < j->nsw; k++)
+					j->counts[k] = j->sw[k].counts;
+				j->finished = true;
+			}
 		}
-		j->next_probe_ns = now + j->cfg.probe_ns;
+		w->next_probe_ns = now + j->cfg.probe_ns;
 		return ASK_JRX_TAKEN;
 	default:
 		return j->failed;
@@ -604,10 +747,12 @@ void ask_rjob_finish(struct ask_rjob *j, uint64_t now)
 		j->finished = true;
 		return;
 	}
-	/* A new probe now; the replies to earlier ones are stale. */
-	j->out = false;
-	j->next_probe_ns = now;
+	/* A new probe of every switch now; the replies to earlier ones are stale. */
 	j->final_id = j->id + 1;
+	for (unsigned k = 0; k < j->nsw; k++) {
+		j->sw[k].out = false;
+		j->sw[k].next_probe_ns = now;
+	}
 }
 
 bool ask_rjob_finished(const struct ask_rjob *j)
@@ -618,12 +763,12 @@ bool ask_rjob_finished(const struct ask_rjob *j)
 bool ask_rjob_check(const struct ask_rjob *j, const struct ask_receiver *r, char *why, size_t len)
 {
 	return ask_job_check(j->rc.op, &j->want, ask_receiver_table((struct ask_receiver *)r),
-	                     ask_receiver_stats(r), ask_rjob_switch_counts(j), why, len);
+	                     ask_receiver_stats(r), j->counts, j->finished ? j->nsw : 0, why, len);
 }
 
 const struct ask_switch_counts *ask_rjob_switch_counts(const struct ask_rjob *j)
 {
-	return j->rc.ctl && j->finished ? &j->sw : NULL;
+	return j->rc.ctl && j->finished ? j->counts : NULL;
 }
 
 const struct ask_totals *ask_rjob_totals(const struct ask_rjob *j)
@@ -733,12 +878,12 @@ int ask_sjob_pump(struct ask_sjob *j, uint64_t now, struct ask_tx *tx, unsigned 
 	}
 	j->sent_ns = now;
 	if (j->state == SJ_HELLO) {
-		tx[n++] = (struct ask_tx){j->hello, sizeof(j->hello)};
+		tx[n++] = (struct ask_tx){.buf = j->hello, .len = sizeof(j->hello)};
 		return (int)n;
 	}
 	for (unsigned k = 0; k < j->cfg.nchan && n < max; k++)
 		if (!j->acked[k])
-			tx[n++] = (struct ask_tx){j->close[k], ASK_CLOSE_LEN};
+			tx[n++] = (struct ask_tx){.buf = j->close[k], .len = ASK_CLOSE_LEN};
 	return (int)n;
 }
 

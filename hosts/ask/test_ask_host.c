@@ -1313,6 +1313,8 @@ enum dest {
 	TO_SENDER,      /* DATA_ACK, HELLO_ACK, CLOSE_ACK, ABORT */
 	TO_SWITCH_CTL,  /* SWAP, FETCH, BEGIN */
 	TO_RECEIVER,    /* the switch's replies; HELLO, CLOSE from the sender */
+	TO_EDGE_DATA,   /* DATA, through the edge switch and on to the switch */
+	TO_EDGE_CTL,    /* SWAP, FETCH, BEGIN for the edge switch */
 };
 
 struct net {
@@ -1354,8 +1356,9 @@ static void net_send(struct net *nt, const uint8_t *buf, size_t len, int to, uin
 	}
 }
 
-/* The switch of the last job run_job() ran. */
-static struct model job_sw;
+/* The switch of the last job run_job() ran, and the edge switch on the senders' side of it
+ * (docs/fabric.md, ASK across two switches) when the job had one. */
+static struct model job_sw, job_edge;
 
 struct job_opts {
 	const char *tuples, *zipf;
@@ -1368,6 +1371,9 @@ struct job_opts {
 	uint64_t restart_ms; /* the switch restarts then, its task registered afresh (0: no) */
 	bool corrupt;        /* the switch adds one to an entry it holds, once, mid-job */
 	uint64_t silent_ms;  /* from then on the switch passes nothing (0: never) */
+	bool edge;           /* an edge switch between the sender and the switch */
+	uint64_t edge_restart_ms; /* the edge switch restarts then (0: no) */
+	bool edge_corrupt;        /* the edge, not the switch, gets an entry wrong */
 };
 
 struct job_result {
@@ -1377,6 +1383,7 @@ struct job_result {
 	char why[256];     /* the check's or the error's sentence */
 	uint64_t fail_ms;  /* when the receiver's side failed */
 	uint64_t absorbed; /* the model's, over every incarnation */
+	uint64_t edge_absorbed;
 	struct ask_recv_stats st;
 };
 
@@ -1437,6 +1444,7 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 	                            .aa_size = M_AA,
 	                            .op = o->op,
 	                            .ctl = true,
+	                            .edges = o->edge ? 1 : 0,
 	                            .swap_threshold = o->threshold,
 	                            .rto_ns = 10 * MS,
 	                            .retries = 30,
@@ -1469,13 +1477,18 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 	assert_non_null(rj);
 	assert_non_null(sj);
 	memset(res, 0, sizeof(*res));
-	if (!o->keep_switch)
+	if (!o->keep_switch) {
 		model_init(&job_sw, o->op);
+		model_init(&job_edge, o->op);
+	}
 	while (rc == 0 && !(ask_sjob_done(sj) && ask_rjob_finished(rj))) {
 		if (o->restart_ms != 0 && now == o->restart_ms * MS)
 			model_init(&job_sw, o->op);
-		if (o->corrupt && !corrupted && job_sw.j_absorbed > 20)
-			corrupted = model_corrupt(&job_sw);
+		if (o->edge_restart_ms != 0 && now == o->edge_restart_ms * MS)
+			model_init(&job_edge, o->op);
+		struct model *bad = o->edge_corrupt ? &job_edge : &job_sw;
+		if ((o->corrupt || o->edge_corrupt) && !corrupted && bad->j_absorbed > 20)
+			corrupted = model_corrupt(bad);
 		/* the sender: HELLO until ready, then the stream, then its CLOSEs */
 		int n = ask_sjob_pump(sj, now, tx, 16);
 		assert_true(n >= 0);
@@ -1493,7 +1506,8 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 				break;
 			}
 			for (int i = 0; i < n; i++)
-				net_send(&nt, tx[i].buf, tx[i].len, TO_SWITCH_DATA, now);
+				net_send(&nt, tx[i].buf, tx[i].len,
+				         o->edge ? TO_EDGE_DATA : TO_SWITCH_DATA, now);
 			if (ask_sender_done(s)) {
 				struct ask_totals tot[M_CHANS];
 				for (unsigned k = 0; k < M_CHANS; k++)
@@ -1505,7 +1519,7 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 		/* the receiver: BEGIN and probes, then SWAP and FETCH, then the final counts */
 		struct ask_tx c;
 		while ((rc = ask_rjob_ctl(rj, now, &c)) == 1)
-			net_send(&nt, c.buf, c.len, TO_SWITCH_CTL, now);
+			net_send(&nt, c.buf, c.len, c.to ? TO_EDGE_CTL : TO_SWITCH_CTL, now);
 		if (rc < 0)
 			break;
 		if (r == NULL && ask_rjob_begun(rj)) {
@@ -1513,10 +1527,8 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 			r = ask_receiver_new(&rcfg);
 			assert_non_null(r);
 		}
-		if (r != NULL && (rc = ask_receiver_ctl(r, now, &c)) == 1) {
-			net_send(&nt, c.buf, c.len, TO_SWITCH_CTL, now);
-			rc = 0;
-		}
+		while (r != NULL && (rc = ask_receiver_ctl(r, now, &c)) == 1)
+			net_send(&nt, c.buf, c.len, c.to ? TO_EDGE_CTL : TO_SWITCH_CTL, now);
 		if (rc < 0)
 			break;
 		if (r != NULL && ask_receiver_done(r) && ask_rjob_closed(rj))
@@ -1545,6 +1557,15 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 			    (x.to == TO_SWITCH_DATA || x.to == TO_SWITCH_CTL))
 				continue;
 			switch (x.to) {
+			case TO_EDGE_DATA: /* on over the link to the switch, which has its faults
+			                    */
+				if (model_data(&job_edge, x.buf, x.len))
+					net_send(&nt, x.buf, x.len, TO_SWITCH_DATA, now);
+				break;
+			case TO_EDGE_CTL:
+				if ((len = model_ctl(&job_edge, x.buf, out)) > 0)
+					net_send(&nt, out, len, TO_RECEIVER, now);
+				break;
 			case TO_SWITCH_DATA:
 				if (model_data(&job_sw, x.buf, x.len) && r != NULL &&
 				    ask_receiver_input(r, x.buf, x.len, ack) != ASK_RX_BAD)
@@ -1591,11 +1612,13 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 			free(a);
 			free(b);
 			ask_table_free(want);
-			/* Nothing left in the switch. */
+			/* Nothing left in the switches. */
 			for (unsigned j = 0; j < M_SLOTS; j++)
 				for (unsigned e = 0; e < M_AA; e++)
 					assert_false(job_sw.aa[j][0][e].used ||
-					             job_sw.aa[j][1][e].used);
+					             job_sw.aa[j][1][e].used ||
+					             job_edge.aa[j][0][e].used ||
+					             job_edge.aa[j][1][e].used);
 		}
 	}
 	if (r != NULL) {
@@ -1603,6 +1626,7 @@ static void run_job(const struct job_opts *o, struct job_result *res)
 		assert_int_equal(res->st.bad_pkts, 0);
 	}
 	res->absorbed = job_sw.absorbed;
+	res->edge_absorbed = job_edge.absorbed;
 	if (s != NULL)
 		ask_sender_free(s);
 	else
@@ -1773,6 +1797,91 @@ static void test_model_check_catches(void **state)
 	assert_non_null(strstr(res.why, "do not add up"));
 }
 
+/*
+ * ASK across two switches (docs/fabric.md): an edge switch on the senders' side absorbs first,
+ * the receiver's switch takes what the edge did not, the receiver drains both. Exact and
+ * checked without faults and with loss, duplication, delay and reordering of every packet, the
+ * link between the switches included, for every operator; both switches absorb and both swap.
+ */
+static void test_model_edge(void **state)
+{
+	static const uint32_t seeds[] = {21, 22, 23, 24};
+	struct job_result res;
+	struct job_opts o = {
+	        .tuples = job_tuples, .zipf = "3000,1.1,20000,1", .seed = 20, .edge = true};
+
+	(void)state;
+	run_job(&o, &res);
+	assert_int_equal(res.rc, 0);
+	assert_true(res.verified);
+	assert_int_equal(res.st.dup_pkts, 0);
+	assert_true(res.edge_absorbed > 0 && res.absorbed > 0);
+	assert_int_equal(job_edge.jobs, 1);
+	assert_int_equal(job_sw.jobs, 1);
+	assert_int_equal(job_edge.inc, job_sw.inc);
+	for (enum ask_op op = ASK_OP_ADD; op <= ASK_OP_MIN; op++) {
+		for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+			o = (struct job_opts){.tuples = job_tuples,
+			                      .zipf = "2000,0.9,8000,3",
+			                      .op = op,
+			                      .loss = 10,
+			                      .threshold = 40,
+			                      .seed = seeds[i],
+			                      .edge = true};
+			run_job(&o, &res);
+			assert_int_equal(res.rc, 0);
+			assert_true(res.verified);
+			assert_true(res.st.dup_pkts > 0);
+			assert_true(res.edge_absorbed > 0 && res.absorbed > 0);
+			assert_true(job_edge.late_swaps + job_edge.fetch_replays +
+			                    job_sw.late_swaps + job_sw.fetch_replays >
+			            0);
+			assert_int_equal(job_edge.reused_seqs + job_sw.reused_seqs, 0);
+			assert_int_equal(job_edge.bad_ctl + job_sw.bad_ctl, 0);
+		}
+	}
+	/* The switches were at different incarnations and one of them at the receiver's first
+	 * choice: the job takes one that neither is at. */
+	o = (struct job_opts){.tuples = "a 1\n", .zipf = "10,1.0,3,1", .seed = 25, .edge = true};
+	model_init(&job_sw, ASK_OP_ADD);
+	model_init(&job_edge, ASK_OP_ADD);
+	job_edge.inc = 78;
+	job_sw.inc = 77;
+	o.keep_switch = true;
+	o.inc = 77;
+	run_job(&o, &res);
+	assert_true(res.verified);
+	assert_int_equal(job_edge.inc, job_sw.inc);
+	assert_true(job_sw.inc != 77 && job_sw.inc != 78);
+}
+
+/* The edge switch restarts mid-job: the job fails naming it; the edge that gets an entry wrong
+ * fails the check. */
+static void test_model_edge_faults(void **state)
+{
+	struct job_result res;
+	struct job_opts o = {.tuples = job_tuples,
+	                     .zipf = "2000,0.9,20000,3",
+	                     .seed = 26,
+	                     .edge = true,
+	                     .edge_restart_ms = 40};
+
+	(void)state;
+	run_job(&o, &res);
+	assert_int_equal(res.rc, -ESTALE);
+	assert_non_null(strstr(res.why, "edge switch 1 lost the job's state"));
+	assert_int_equal(res.sender_rc, -ECANCELED);
+	o = (struct job_opts){.tuples = job_tuples,
+	                      .zipf = "300,1.1,5000,4",
+	                      .seed = 27,
+	                      .edge = true,
+	                      .edge_corrupt = true};
+	run_job(&o, &res);
+	assert_int_equal(res.rc, 0);
+	assert_false(res.verified);
+	assert_non_null(strstr(res.why, "do not add up"));
+}
+
 /* The totals: order-independent, every tuple counted once, the table's add up to them. */
 static void test_totals(void **state)
 {
@@ -1818,17 +1927,33 @@ static void test_totals(void **state)
 	ask_table_merge(t, (const uint8_t *)"k1", 2, 6);
 	ask_table_merge(t, (const uint8_t *)"k2", 2, (uint32_t)-7);
 	ask_table_merge(t, (const uint8_t *)"a-long-key", 10, 3);
-	assert_true(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	assert_true(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, 1, why, sizeof(why)));
 	sw.absorbed = 0;
-	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, 1, why, sizeof(why)));
 	assert_non_null(strstr(why, "the switch absorbed 0"));
 	sw.absorbed = 1, sw.held = 1;
-	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, 1, why, sizeof(why)));
 	assert_non_null(strstr(why, "holds 1 entries"));
 	sw.held = 0, st.long_records = 0;
-	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, why, sizeof(why)));
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, &sw, 1, why, sizeof(why)));
 	st.long_records = 1;
-	assert_false(ask_job_check(ASK_OP_MAX, &all, t, &st, &sw, why, sizeof(why)));
+	assert_false(ask_job_check(ASK_OP_MAX, &all, t, &st, &sw, 1, why, sizeof(why)));
+	/* Two switches on the path: the edge absorbed one of the three, the receiver's switch saw
+	 * the other two and absorbed none. */
+	struct ask_switch_counts two[2] = {{.tuples = 2}, {.tuples = 3, .absorbed = 1}};
+	assert_true(ask_job_check(ASK_OP_ADD, &all, t, &st, two, 2, why, sizeof(why)));
+	two[0].tuples = 3; /* the receiver's switch saw a tuple the edge had absorbed */
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, two, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "the receiver's switch saw 3 tuples"));
+	two[0].tuples = 2, two[1].tuples = 4;
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, two, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "the edge switches saw 4"));
+	two[1].tuples = 3, two[0].absorbed = 1, two[0].tuples = 2;
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, two, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "the switches absorbed 2"));
+	two[0].absorbed = 0, two[1].held = 1;
+	assert_false(ask_job_check(ASK_OP_ADD, &all, t, &st, two, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "edge switch 1 holds 1 entries"));
 	ask_table_free(t);
 }
 
@@ -1949,6 +2074,8 @@ int main(void)
 	        cmocka_unit_test(test_model_switch_restart),
 	        cmocka_unit_test(test_model_check_catches),
 	        cmocka_unit_test(test_model_switch_gone),
+	        cmocka_unit_test(test_model_edge),
+	        cmocka_unit_test(test_model_edge_faults),
 	        cmocka_unit_test(test_totals),
 	        cmocka_unit_test(test_abort_codec),
 	        cmocka_unit_test(test_hello),

@@ -47,9 +47,10 @@
 #                         there is one), each link a veth pair deleted by isw_cleanup; ISW_DRIVER
 #                         the first of ISW_DRIVERS that starts L1. isw_fail then shows the end of
 #                         every named switch's log
-#   isw_fabric_topo syncagtr|atp [SLOTS]  prints that fabric's topology file for job 1
+#   isw_fabric_topo syncagtr|atp|ask [SLOTS]  prints that fabric's topology file for job 1
 #                         (inswitch-fabric, docs/fabric.md): SyncAgtr with its workers'
-#                         addresses (SLOTS, default 1024), or ATP with the PS behind P's port 2
+#                         addresses (SLOTS, default 1024), ATP with the PS behind P's port 2,
+#                         or ASK with its receiver h5 behind P's port 2 (SLOTS: the AA size)
 #   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
 # Needs root. Everything created carries a per-run prefix, so runs never collide.
@@ -312,24 +313,27 @@ isw_fabric_topo() {
 	echo "switch L2 ctl $ISW_TMP/L2.sock mac 02:00:00:00:fe:02"
 	echo "link L1:2 P:0"
 	echo "link L2:2 P:1"
-	if [ "$kind" = atp ]; then
-		echo "job 1 atp root P ps-port 2"
-	else
-		echo "job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots $slots"
-	fi
+	case $kind in
+	atp) echo "job 1 atp root P ps-port 2" ;;
+	ask)
+		echo "job 1 ask root P ask-ip 10.99.0.254 receiver 02:00:00:00:00:05,10.99.0.5" \
+			"port 2 channels 4 window 64 slots 16 key-bytes 16 aa-size $slots"
+		;;
+	*) echo "job 1 syncagtr ip 10.99.0.254 root P root-ip 10.98.0.254 slots $slots" ;;
+	esac
 	for l in 1 2; do
-		if [ "$kind" = atp ]; then
-			echo "leaf 1 L$l"
-		else
-			echo "leaf 1 L$l up-ip 10.98.0.$l"
-		fi
+		case $kind in
+		atp) echo "leaf 1 L$l" ;;
+		ask) echo "leaf 1 L$l ask-ip 10.99.0.25$l" ;;
+		*) echo "leaf 1 L$l up-ip 10.98.0.$l" ;;
+		esac
 		for r in 0 1; do
 			h=$((2 * (l - 1) + r + 1))
-			if [ "$kind" = atp ]; then
-				echo "worker 1 L$l $((h - 1)) port $r"
-			else
-				echo "worker 1 L$l $r mac 02:00:00:00:00:0$h ip 10.99.0.$h port $r"
-			fi
+			case $kind in
+			atp) echo "worker 1 L$l $((h - 1)) port $r" ;;
+			ask) echo "worker 1 L$l port $r" ;;
+			*) echo "worker 1 L$l $r mac 02:00:00:00:00:0$h ip 10.99.0.$h port $r" ;;
+			esac
 		done
 	done
 }
