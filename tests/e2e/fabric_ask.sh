@@ -110,14 +110,7 @@ done
 "$fabric" show "$TOPO"
 echo "(a) WordCount across two levels of ASK: exact and verified"
 
-for s in L1 L2 P; do
-	for ((p = 0; p < 3; p++)); do
-		for d in rx tx; do
-			isw_named_ctl $s port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null ||
-				isw_fail "$s: port fault $p $d"
-		done
-	done
-done
+isw_fabric_faults drop 1 dup 1 reorder 1 depth 8
 wc b || {
 	cat "$ISW_TMP/b.out" >&2
 	isw_fail "(b) the job failed"
@@ -128,11 +121,7 @@ repeats=$(($(counter L1 repeats) + $(counter L2 repeats) + $(counter P repeats))
 [ "$repeats" -gt 0 ] || isw_fail "(b) no switch saw a repeat"
 echo "(b) with 1% drop, duplication and reordering on every port, uplinks included: exact and" \
 	"verified ($repeats repeats seen by the switches)"
-for s in L1 L2 P; do
-	for ((p = 0; p < 3; p++)); do
-		for d in rx tx; do isw_named_ctl $s port fault $p $d off >/dev/null; done
-	done
-done
+isw_fabric_faults off
 
 # (c) L2 killed mid-job and started again: the job must fail saying so
 base=$(counter P pkts)
@@ -143,16 +132,8 @@ for ((k = 0; k < 500; k++)); do
 	[ "$(counter P pkts)" -ge $((base + 2000)) ] && break
 	sleep 0.02
 done
-l2pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || isw_fail "(c) no L2 process"
-{
-	kill -KILL "$l2pid"
-	wait "$l2pid"
-} 2>/dev/null || true
-ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$l2pid/}")
 killed=$(date +%s.%N)
-isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
-	isw_fail "(c) L2 did not restart"
-"$fabric" apply "$TOPO" --switch L2 >/dev/null || isw_fail "(c) apply --switch L2"
+isw_fabric_restart_l2 "$TOPO"
 for h in 1 2 3 4 5; do
 	mac=$(printf '02:00:00:00:00:%02x' $h)
 	case $h in 3 | 4) p=$((h - 3)) ;; *) p=2 ;; esac

@@ -148,15 +148,7 @@ tree_counts b
 echo "(b) 1 Mi float32 over two levels: within the bound and verified on every rank"
 
 fab_reset
-for s in L1 L2 P; do
-	nports=$([ $s = P ] && echo 2 || echo 3)
-	for ((p = 0; p < nports; p++)); do
-		for d in rx tx; do
-			fab_ctl $s port fault $p $d drop 1 dup 1 reorder 1 depth 8 >/dev/null ||
-				isw_fail "$s: port fault $p $d"
-		done
-	done
-done
+isw_fabric_faults drop 1 dup 1 reorder 1 depth 8
 run c --type int32 --timeout-ms 10 --guard-ms 10
 pc=$(counter P completions)
 pk=$(counter P contributions)
@@ -169,12 +161,7 @@ echo "(c) 1% drop, duplication and reordering on every port, uplinks included: e
 	"$(counter L1 drop_up_stale) + $(counter L2 drop_up_stale) stale results"
 
 # (d) L2 killed mid-job and started again
-for s in L1 L2 P; do
-	nports=$([ $s = P ] && echo 2 || echo 3)
-	for ((p = 0; p < nports; p++)); do
-		for d in rx tx; do fab_ctl $s port fault $p $d off >/dev/null; done
-	done
-done
+isw_fabric_faults off
 fab_reset
 pids=()
 for r in 0 1 2 3; do
@@ -192,16 +179,7 @@ for r in 0 1 2 3; do
 	kill -0 "${pids[$r]}" 2>/dev/null || isw_fail "(d) rank $r ended before the leaf was killed"
 done
 killed_at=$(counter P completions)
-l2pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || isw_fail "(d) no L2 process"
-{
-	kill -KILL "$l2pid"
-	wait "$l2pid"
-} 2>/dev/null || true
-sleep 1
-ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$l2pid/}")
-isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
-	isw_fail "(d) L2 did not restart"
-"$fabric" apply "$TOPO" --switch L2 >/dev/null || isw_fail "(d) inswitch-fabric apply --switch L2"
+isw_fabric_restart_l2 "$TOPO" 1
 ok=0
 for r in 0 1 2 3; do
 	if wait "${pids[$r]}"; then

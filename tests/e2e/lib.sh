@@ -51,6 +51,10 @@
 #                         (inswitch-fabric, docs/fabric.md): SyncAgtr with its workers'
 #                         addresses (SLOTS, default 1024), ATP with the PS behind P's port 2,
 #                         or ASK with its receiver h5 behind P's port 2 (SLOTS: the AA size)
+#   isw_fabric_faults SPEC  'port fault PORT DIR SPEC' on both directions of every port of L1,
+#                         L2 and P (SPEC: e.g. drop 1 dup 1 reorder 1 depth 8, or off)
+#   isw_fabric_restart_l2 TOPO [PAUSE]  SIGKILL leaf L2, start it again (after PAUSE s) on its
+#                         ports and give it its part of TOPO (inswitch-fabric apply --switch)
 #   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
 # Needs root. Everything created carries a per-run prefix, so runs never collide.
@@ -303,6 +307,35 @@ isw_fabric_up() {
 	isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
 		isw_fail "L2 did not start"
 	isw_named_start "$build" P 0 "${root[@]}" || isw_fail "P did not start"
+}
+
+isw_fabric_faults() {
+	local s p d n
+	for s in L1 L2 P; do
+		n=3
+		[ $s = P ] && [ "$ISW_HOSTS" -lt 5 ] && n=2
+		for ((p = 0; p < n; p++)); do
+			for d in rx tx; do
+				isw_named_ctl $s port fault $p $d "$@" >/dev/null ||
+					isw_fail "$s: port fault $p $d $*"
+			done
+		done
+	done
+}
+
+isw_fabric_restart_l2() {
+	local topo=$1 pid
+	pid=$(pgrep -f -- "--file-prefix isw-$ISW_TAG-L2 ") || isw_fail "no L2 process"
+	{
+		kill -KILL "$pid"
+		wait "$pid"
+	} 2>/dev/null || true
+	ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$pid/}")
+	sleep "${2:-0}"
+	isw_named_start "$ISW_BUILD" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
+		isw_fail "L2 did not restart"
+	"$(dirname "${BASH_SOURCE[0]}")/../../control/inswitch-fabric" apply "$topo" --switch L2 \
+		>/dev/null || isw_fail "inswitch-fabric apply --switch L2"
 }
 
 isw_fabric_topo() {
