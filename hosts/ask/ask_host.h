@@ -291,7 +291,8 @@ struct ask_recv_cfg {
 	uint64_t swap_threshold; /* swap a subspace after this many un-absorbed tuples; 0: never */
 	uint64_t rto_ns;         /* SWAP / FETCH retry timeout */
 	unsigned retries;        /* retries of one SWAP / FETCH before giving up */
-	uint32_t seq0; /* first SWAP / FETCH seq (differ between runs: the switch replays) */
+	uint32_t seq0; /* first SWAP / FETCH seq (differ between runs: the switch replays); edge
+	                * switch k's from seq0 + k * 2^24 */
 };
 
 struct ask_recv_stats {

@@ -4,6 +4,7 @@
  * swaps and drains the switch's aggregator arrays, fetches them all at the end and writes the
  * exact reduceByKey table.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -111,8 +112,10 @@ static int parse_own(struct opts *o, int c, const char *arg)
 		o->use_sw = strcmp(arg, "none") != 0;
 		return o->use_sw ? ask_addr_parse(arg, ASK_UDP_PORT, &o->sw[0]) : 0;
 	case OPT_EDGE:
-		if (o->edges == ASK_EDGES_MAX)
-			return -EINVAL;
+		if (o->edges == ASK_EDGES_MAX) {
+			fprintf(stderr, "ask-receiver: at most %u --edge\n", ASK_EDGES_MAX);
+			exit(2);
+		}
 		return ask_addr_parse(arg, ASK_UDP_PORT, &o->sw[1 + o->edges++]);
 	case OPT_AA_SIZE:
 		if (host_parse_uint(arg, 1, 1u << 31, &o->aa_size) < 0)
@@ -171,6 +174,14 @@ static int parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "ask-receiver: --edge needs the receiver's own --switch IP\n");
 		return -1;
 	}
+	for (unsigned a = 0; o->use_sw && a <= o->edges; a++)
+		for (unsigned b = a + 1; b <= o->edges; b++)
+			if (ask_addr_eq(&o->sw[a], &o->sw[b])) {
+				fprintf(stderr,
+				        "ask-receiver: %s:%u is given twice (--switch, --edge)\n",
+				        inet_ntoa(o->sw[a].sin_addr), ntohs(o->sw[a].sin_port));
+				return -1;
+			}
 	if (optind < argc || !o->have_sw || o->cli.ninputs > 0) {
 		fprintf(stderr, "ask-receiver: needs --switch IP or --switch none, and no input\n");
 		usage(stderr);

@@ -5,7 +5,7 @@
  * drain its old copy with FETCH, and at the end drain both copies of every slot, on every switch
  * of the path (the receiver's own and the senders' edges, docs/fabric.md). One SWAP or FETCH is
  * outstanding at a time per switch; a retry repeats its bytes (same seq), so the switch's kept
- * reply answers it and nothing is cleared twice. The seqs are one sequence over all switches,
+ * reply answers it and nothing is cleared twice. Each switch's seqs are a block of their own,
  * so a reply's seq says which switch's request it answers.
  */
 #include <errno.h>
@@ -28,12 +28,21 @@ struct rchan {
 
 enum ctl_state { CTL_IDLE, CTL_SWAP, CTL_FETCH };
 
+/*
+ * Each switch numbers its SWAPs and FETCHes in a block of its own, from seq0 + k * ASK_SW_SEQS
+ * on: consecutive at the switch, as with one switch, so its rule for late requests (less than
+ * 65536 behind its newest) keeps its margin; and a reply's seq says which switch's request it
+ * answers (a job would need 2^24 requests to one switch for two blocks to meet).
+ */
+#define ASK_SW_SEQS (1u << 24)
+
 /* One switch's aggregator arrays as the receiver drives them: one SWAP or FETCH in progress. */
 struct rsw {
 	enum ctl_state state;
 	bool need_send;
 	unsigned slot, copy, tries;
 	uint32_t start, seq;
+	uint32_t next_seq; /* this switch's next SWAP / FETCH seq (ASK_SW_SEQS) */
 	uint64_t sent_ns;
 	uint8_t pkt[ASK_HDR_LEN];
 	uint32_t want; /* slots to swap */
@@ -51,7 +60,6 @@ struct ask_receiver {
 	unsigned complete;
 	struct rsw sw[1 + ASK_EDGES_MAX]; /* the receiver's switch, then the edges */
 	unsigned nsw, rr;                 /* switches (0: none); the next to look at */
-	uint32_t next_seq;                /* SWAP and FETCH seqs, one sequence for all switches */
 	uint64_t since[ASK_SLOTS_MAX];    /* un-absorbed tuples since the slot's last swap */
 	struct ask_recv_stats st;
 	char err[160];
@@ -79,8 +87,9 @@ struct ask_receiver *ask_receiver_new(const struct ask_recv_cfg *cfg)
 		return NULL;
 	r->cfg = *cfg;
 	r->ring = 2 * cfg->window;
-	r->next_seq = cfg->seq0;
 	r->nsw = cfg->ctl ? 1 + cfg->edges : 0;
+	for (unsigned k = 0; k < r->nsw; k++)
+		r->sw[k].next_seq = cfg->seq0 + k * ASK_SW_SEQS;
 	r->table = ask_table_new(cfg->op);
 	r->ch = calloc(cfg->nchan, sizeof(*r->ch));
 	if (r->table == NULL || r->ch == NULL)
@@ -235,7 +244,7 @@ static void start_op(struct ask_receiver *r, struct rsw *w, enum ctl_state op, u
 	w->slot = slot;
 	w->copy = copy;
 	w->start = start;
-	w->seq = r->next_seq++;
+	w->seq = w->next_seq++;
 	w->tries = 0;
 	w->need_send = true;
 	if (op == CTL_SWAP)

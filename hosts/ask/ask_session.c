@@ -503,6 +503,19 @@ static void rj_start_all(struct ask_rjob *j)
 	j->state = RJ_START;
 }
 
+/* The task's incarnation moved under a BEGIN on switch `name`: 0, or fails the job the ninth
+ * time. */
+static int rj_moved(struct ask_rjob *j, const char *name)
+{
+	if (++j->cas <= 8)
+		return 0;
+	snprintf(j->err, sizeof(j->err),
+	         "task %u's incarnation on %s changed under 8 BEGINs in a row: is another "
+	         "receiver starting jobs on it?",
+	         j->rc.task, name);
+	return rj_fail(j, -EPROTO);
+}
+
 static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct ask_job_info *ji,
                       uint64_t now)
 {
@@ -538,23 +551,23 @@ static int begin_done(struct ask_rjob *j, const struct ask_msg *m, const struct 
 		if (ji->error != ASK_BEGIN_OK) {
 			/* The incarnation moved between the question and the BEGIN: again from it.
 			 */
-			if (++j->cas > 8) {
-				snprintf(j->err, sizeof(j->err),
-				         "task %u's incarnation on %s changed under 8 BEGINs in a "
-				         "row: "
-				         "is another receiver starting jobs on it?",
-				         j->rc.task, name);
-				return rj_fail(j, -EPROTO);
-			}
+			if (rj_moved(j, name) < 0)
+				return j->failed;
 			w->cur = cur;
-			if (cur == j->inc) {
-				/* Someone else took ours there: every switch moves to another one,
-				 * those begun already from ours. */
-				for (unsigned k = 0; k < j->nsw; k++)
-					if (j->sw[k].state == RJ_RUN)
-						j->sw[k].cur = j->inc;
-				rj_start_all(j);
-			}
+			return ASK_JRX_TAKEN;
+		}
+		if (!(ji->flags & ASK_JOB_F_RESET) && w->tries == 0) {
+			/* Our first BEGIN found the switch at ours already without starting it:
+			 * another receiver began our incarnation there after we asked. The job's
+			 * incarnation must be ours alone, and the same on every switch, so every
+			 * switch moves to another one (those begun already, from ours). */
+			if (rj_moved(j, name) < 0)
+				return j->failed;
+			w->cur = j->inc;
+			for (unsigned k = 0; k < j->nsw; k++)
+				if (j->sw[k].state == RJ_RUN)
+					j->sw[k].cur = j->inc;
+			rj_start_all(j);
 			return ASK_JRX_TAKEN;
 		}
 		if (rj_shape(j, w, ji) < 0)

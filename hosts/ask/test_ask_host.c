@@ -1882,6 +1882,133 @@ static void test_model_edge_faults(void **state)
 	assert_non_null(strstr(res.why, "do not add up"));
 }
 
+/* The BEGIN_DONE of a switch at incarnation cur to the BEGIN req (the shape of run_job's task):
+ * error as given, F_RESET when reset. Returns its length. */
+static size_t begin_reply(uint8_t *out, const uint8_t *req, uint16_t cur, uint8_t error, bool reset)
+{
+	struct ask_msg m;
+	struct ask_job_info ji = {0};
+
+	assert_int_equal(ask_msg_get(req, ASK_HDR_LEN, &m), 0);
+	assert_int_equal(m.type, ASK_BEGIN);
+	ji.error = error;
+	ji.flags = reset ? ASK_JOB_F_RESET : 0;
+	ask_put32(ji.reg, 0xABCD);
+	ask_put16(ji.channels, M_CHANS);
+	ask_put32(ji.window, M_WINDOW);
+	ask_put32(ji.aa_size, M_AA);
+	m.type = ASK_BEGIN_DONE;
+	m.flags = error ? ASK_F_ERROR : 0;
+	m.incarnation = cur;
+	m.count = 0;
+	ask_msg_put(out, &m);
+	memcpy(out + ASK_HDR_LEN, &ji, sizeof(ji));
+	return ASK_HDR_LEN + sizeof(ji);
+}
+
+/*
+ * Beginning a job on two switches: the receiver asks both where the task is, BEGINs one
+ * incarnation neither is at on each, from each one's own. When its first BEGIN finds a switch
+ * at its incarnation already without starting it (another receiver began it there after the
+ * question), it moves both switches to yet another one; HELLO is answered only once both are
+ * begun. Each switch's SWAPs and FETCHes are numbered in a block of their own.
+ */
+static void test_rjob_two_switches(void **state)
+{
+	struct ask_recv_cfg rc = {.task = 7,
+	                          .nchan = M_CHANS,
+	                          .window = M_WINDOW,
+	                          .nslots = M_SLOTS,
+	                          .key_bytes = M_KB,
+	                          .aa_size = M_AA,
+	                          .ctl = true,
+	                          .edges = 1,
+	                          .rto_ns = 10 * MS,
+	                          .retries = 3,
+	                          .seq0 = 100};
+	struct ask_rjob_cfg jc = {.incarnation = 5, .probe_ns = 50 * MS, .silence_ns = 1000 * MS};
+	struct ask_rjob *j = ask_rjob_new(&rc, &jc);
+	uint8_t req[2][ASK_HDR_LEN + sizeof(struct ask_job_info)], rep[ASK_MSG_MAX];
+	struct ask_tx tx;
+	struct ask_msg m;
+	size_t len, olen;
+	unsigned chan;
+
+	(void)state;
+	assert_non_null(j);
+	/* the questions: BEGIN 5 from 5, to each switch */
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(ask_rjob_ctl(j, 0, &tx), 1);
+		memcpy(req[tx.to], tx.buf, tx.len);
+		assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+		assert_int_equal(m.incarnation, 5);
+		assert_int_equal(m.count, 5);
+	}
+	assert_int_equal(ask_rjob_ctl(j, 0, &tx), 0);
+	/* the receiver's switch is at 5 already, the edge at 6: the job takes 7 */
+	len = begin_reply(rep, req[0], 5, 0, false);
+	assert_int_equal(ask_rjob_input(j, NULL, rep, len, 1, rep, &olen, &chan), ASK_JRX_TAKEN);
+	assert_int_equal(ask_rjob_ctl(j, 1, &tx), 0); /* waits for the edge's answer */
+	len = begin_reply(rep, req[1], 6, ASK_BEGIN_INCARNATION, false);
+	assert_int_equal(ask_rjob_input(j, NULL, rep, len, 1, rep, &olen, &chan), ASK_JRX_TAKEN);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(ask_rjob_ctl(j, 2, &tx), 1);
+		memcpy(req[tx.to], tx.buf, tx.len);
+		assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+		assert_int_equal(m.incarnation, 7);
+		assert_int_equal(m.count, tx.to == 0 ? 5 : 6);
+	}
+	/* the receiver's switch starts 7; the edge answers at 7 without starting it: another
+	 * receiver took 7 there. Both move to 8. */
+	len = begin_reply(rep, req[0], 7, 0, true);
+	assert_int_equal(ask_rjob_input(j, NULL, rep, len, 3, rep, &olen, &chan), ASK_JRX_TAKEN);
+	assert_false(ask_rjob_begun(j));
+	len = begin_reply(rep, req[1], 7, 0, false);
+	assert_int_equal(ask_rjob_input(j, NULL, rep, len, 3, rep, &olen, &chan), ASK_JRX_TAKEN);
+	assert_false(ask_rjob_begun(j));
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(ask_rjob_ctl(j, 4, &tx), 1);
+		memcpy(req[tx.to], tx.buf, tx.len);
+		assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+		assert_int_equal(m.incarnation, 8);
+		assert_int_equal(m.count, 7);
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		len = begin_reply(rep, req[k], 8, 0, true);
+		assert_int_equal(ask_rjob_input(j, NULL, rep, len, 5, rep, &olen, &chan),
+		                 ASK_JRX_TAKEN);
+		assert_true(ask_rjob_begun(j) == (k == 1));
+	}
+	assert_int_equal(ask_rjob_incarnation(j), 8);
+	ask_rjob_free(j);
+
+	/* SWAP and FETCH seqs: a block per switch */
+	rc.incarnation = 8;
+	rc.swap_threshold = 1;
+	struct ask_receiver *r = ask_receiver_new(&rc);
+	uint8_t p[ASK_MSG_MAX], a[ASK_HDR_LEN];
+	struct ask_msg d = {.task = 7, .incarnation = 8, .nslots = M_SLOTS, .key_bytes = M_KB};
+	uint8_t key[M_KB] = "zz";
+	assert_non_null(r);
+	for (uint32_t q = 0; q < 2; q++) {
+		d.seq = q;
+		len = ask_data_init(p, &d);
+		ask_data_put(p, M_KB, ask_key_slot(key, M_KB, M_SLOTS), key, 1);
+		assert_int_equal(ask_receiver_input(r, p, len, a), ASK_RX_NEW);
+	}
+	bool seen[2] = {false, false};
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(ask_receiver_ctl(r, 0, &tx), 1);
+		assert_int_equal(ask_msg_get(tx.buf, tx.len, &m), 0);
+		assert_int_equal(m.type, ASK_SWAP);
+		assert_int_equal(m.seq, 100 + tx.to * (1u << 24));
+		seen[tx.to] = true;
+	}
+	assert_true(seen[0] && seen[1]);
+	assert_int_equal(ask_receiver_ctl(r, 0, &tx), 0);
+	ask_receiver_free(r);
+}
+
 /* The totals: order-independent, every tuple counted once, the table's add up to them. */
 static void test_totals(void **state)
 {
@@ -2076,6 +2203,7 @@ int main(void)
 	        cmocka_unit_test(test_model_switch_gone),
 	        cmocka_unit_test(test_model_edge),
 	        cmocka_unit_test(test_model_edge_faults),
+	        cmocka_unit_test(test_rjob_two_switches),
 	        cmocka_unit_test(test_totals),
 	        cmocka_unit_test(test_abort_codec),
 	        cmocka_unit_test(test_hello),
