@@ -116,13 +116,14 @@ while True:
         continue
     typ, _, task, ch, ns, kb, seq, sel, start, count = struct.unpack(HDR, b[:24])
     if typ == 7:  # BEGIN: N from E, or a probe; the counts of a switch that passed every tuple
-        want, expect, err = count >> 16, count & 0xFFFF, 0
+        want, expect, err, reset = count >> 16, count & 0xFFFF, 0, 0
         if inc != want:
             if inc == expect and want != expect:
-                inc = want
+                inc, reset = want, 1  # flags 0x01: this BEGIN started the incarnation
             else:
                 err = 1
-        info = struct.pack(">IBBBBHHIIQQQI", 0x5EED, err, 0, 0, 0, 1, 0, 64, 4096, 1000, 0, 0, 1)
+        info = struct.pack(">IBBBBHHIIQQQI", 0x5EED, err, reset, 0, 0, 1, 0, 64, 4096, 1000, 0, 0,
+                           1)
         sw.sendto(struct.pack(HDR, 8, 0x80 if err else 0, task, ch, ns, kb, seq, sel, start,
                               inc << 16) + info, addr)
     elif typ == 3:  # SWAP: done, the copy asked for now active
