@@ -416,7 +416,7 @@ static int rj_sw_ctl(struct ask_rjob *j, struct rj_sw *w, uint64_t now, struct a
 			rj_send(j, w, j->inc, j->inc);
 		else if (w->state == RJ_START)
 			rj_send(j, w, j->inc, w->cur);
-		else if (now >= w->next_probe_ns && (!w->finished || !j->finishing))
+		else if (now >= w->next_probe_ns && !w->finished)
 			rj_send(j, w, j->inc, j->inc);
 		else
 			return 0;

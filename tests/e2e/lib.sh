@@ -55,6 +55,10 @@
 #                         L2 and P (SPEC: e.g. drop 1 dup 1 reorder 1 depth 8, or off)
 #   isw_fabric_restart_l2 TOPO [PAUSE]  SIGKILL leaf L2, start it again (after PAUSE s) on its
 #                         ports and give it its part of TOPO (inswitch-fabric apply --switch)
+#   isw_fabric_restart_ranks CASE TOPO WRONG_RE  with ranks 0..3 running (pids, output in
+#                         $ISW_TMP/CASE.R.json and .err), restarts L2 (isw_fabric_restart_l2),
+#                         then every rank must exit 0 verified or fail saying why, none printing
+#                         WRONG_RE (a wrong result); ISW_OK: the ranks that finished
 #   isw_cleanup           stop those, the switch, and delete everything (an EXIT trap)
 #
 # Needs root. Everything created carries a per-run prefix, so runs never collide.
@@ -336,6 +340,27 @@ isw_fabric_restart_l2() {
 		isw_fail "L2 did not restart"
 	"$(dirname "${BASH_SOURCE[0]}")/../../control/inswitch-fabric" apply "$topo" --switch L2 \
 		>/dev/null || isw_fail "inswitch-fabric apply --switch L2"
+}
+
+isw_fabric_restart_ranks() {
+	local c=$1 topo=$2 wrong=$3 r
+	for r in 0 1 2 3; do
+		kill -0 "${pids[$r]}" 2>/dev/null || isw_fail "($c) rank $r ended before the leaf was killed"
+	done
+	isw_fabric_restart_l2 "$topo" 1
+	ISW_OK=0
+	for r in 0 1 2 3; do
+		if wait "${pids[$r]}"; then
+			[ "$(jq -r .verified "$ISW_TMP/$c.$r.json")" = true ] ||
+				isw_fail "($c) rank $r exited 0 without verifying its result"
+			ISW_OK=$((ISW_OK + 1))
+		else
+			[ -s "$ISW_TMP/$c.$r.err" ] || isw_fail "($c) rank $r failed without saying why"
+			echo "($c) rank $r failed: $(head -c 160 "$ISW_TMP/$c.$r.err")"
+		fi
+		! grep -Eq "$wrong" "$ISW_TMP/$c.$r.err" "$ISW_TMP/$c.$r.json" ||
+			isw_fail "($c) rank $r got a wrong sum"
+	done
 }
 
 isw_fabric_topo() {

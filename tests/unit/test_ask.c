@@ -121,8 +121,7 @@ static struct rte_mbuf *mk(const struct pkt *f, uint16_t in_port)
 	ip[8] = 64;
 	ip[9] = 17;
 	bool ctl = f->type == ASK_SWAP || f->type == ASK_FETCH || f->type == ASK_BEGIN;
-	const uint8_t sip[4] = {10, 0, 0, 1},
-	              dip[4] = {10, 0, 0, f->dip ? f->dip : ctl ? 254 : 99};
+	const uint8_t sip[4] = {10, 0, 0, 1}, dip[4] = {10, 0, 0, f->dip ? f->dip : ctl ? 254 : 99};
 	memcpy(ip + 12, sip, 4);
 	memcpy(ip + 16, dip, 4);
 	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
@@ -1025,8 +1024,11 @@ static void test_requests_for_another_switch(void **state)
 	assert_true(entry(1, 1, 0, 9, &v) && v == 1);
 	const uint8_t types[] = {ASK_SWAP, ASK_FETCH, ASK_BEGIN};
 	for (unsigned i = 0; i < RTE_DIM(types); i++) {
-		struct pkt r = {.type = types[i], .task = 1, .seq = 50 + i,
-		                .bitmap = ASK_SEL(1, types[i] == ASK_SWAP), .count = 16,
+		struct pkt r = {.type = types[i],
+		                .task = 1,
+		                .seq = 50 + i,
+		                .bitmap = ASK_SEL(1, types[i] == ASK_SWAP),
+		                .count = 16,
 		                .dip = 253};
 		feed_next(&r, RX);
 	}
