@@ -3,7 +3,11 @@
 # (docs/fabric.md). Hosts h1..h4 in network namespaces, each with two interfaces: eth0 to its
 # leaf (h1, h2 behind L1; h3, h4 behind L2; both leaves linked to the parent P, the fabric set
 # up by inswitch-fabric) and eth1 to a single switch S holding all four. Every switch has
-# --idle-sleep-us 200, so the idle ones give their CPU to the busy ones. Run by run,
+# --idle-sleep-us 200; while one setup runs, the other's switches are stopped (SIGSTOP), so
+# neither pays for the other's idle switches. The links between the switches (--links):
+# memif (default: shared memory between the switch processes, polled without a syscall, as a
+# NIC's PMD is on separate servers) or veth (a veth pair on AF_XDP, like the hosts' links: each
+# frame through the kernel on the CPUs the hosts share). Run by run,
 # interleaved: a job of --count int32 values per worker through the fabric, then through S
 # (syncagtr-worker, its defaults, checked end to end). Per setup: the job's time (the slowest
 # rank's) min / median / max over the runs, its goodput per worker (tensor bits / time), the
@@ -12,23 +16,29 @@
 # its contributions: 1 when nothing is resent) and the round trip the second level adds. To
 # stdout and bench/out/fabric.txt, raw figures in bench/out/fabric.tsv. A benchmark: it prints.
 # --window W: the workers' window (4 threads; every session gets the 8 x W slots that needs).
-# usage: bench/fabric.sh [--runs N] [--count N] [--window W] [--build DIR]
+# usage: bench/fabric.sh [--runs N] [--count N] [--window W] [--links memif|veth] [--build DIR]
 # Needs root (namespaces, AF_XDP).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=5
 COUNT=16Mi
 WINDOW=128
+LINKS=memif
 BUILD=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=$2; shift 2 ;;
 	--count) COUNT=$2; shift 2 ;;
 	--window) WINDOW=$2; shift 2 ;;
+	--links) LINKS=$2; shift 2 ;;
 	--build) BUILD=$(cd "$2" && pwd); shift 2 ;;
-	*) echo "usage: bench/fabric.sh [--runs N] [--count N] [--window W] [--build DIR]" >&2; exit 2 ;;
+	*) echo "usage: bench/fabric.sh [--runs N] [--count N] [--window W] [--links memif|veth] [--build DIR]" >&2; exit 2 ;;
 	esac
 done
+case $LINKS in
+memif | veth) ;;
+*) echo "bench/fabric.sh: --links memif or veth, not '$LINKS'" >&2; exit 2 ;;
+esac
 [ "$(id -u)" -eq 0 ] || { echo "bench/fabric.sh needs root (namespaces)" >&2; exit 1; }
 cd "$ROOT"
 scripts/deps.sh
@@ -42,7 +52,9 @@ TSV=$OUT/fabric.tsv
 printf 'run\tsetup\tseconds\tgoodput_gbps\tsrtt_ms\tparent_pkts\tparent_contributions\n' >"$TSV"
 
 source tests/e2e/lib.sh
-trap isw_cleanup EXIT
+# a stopped switch takes its SIGTERM only once continued
+trap 'for s in L1 L2 P S; do kill -CONT "$(switch_pid $s)" 2>/dev/null || true; done; isw_cleanup' EXIT
+switch_pid() { pgrep -f -- "--file-prefix isw-$ISW_TAG-$1 " || true; }
 log() { echo "bench: $*" >&2; }
 worker=$BUILD/hosts/syncagtr/syncagtr-worker
 
@@ -56,6 +68,7 @@ for i in 1 2 3 4; do
 	isw_ns $i ip link set eth1 up
 	isw_ns $i ethtool -K eth1 tx off >/dev/null 2>&1 || true
 done
+ISW_FABRIC_LINK=$LINKS
 ISW_DRIVERS=net_af_xdp isw_fabric_up "$BUILD"
 isw_named_start "$BUILD" S 1 "${ISW_TAG}q1" "${ISW_TAG}q2" "${ISW_TAG}q3" "${ISW_TAG}q4" ||
 	isw_fail "S"
@@ -68,14 +81,16 @@ for r in 0 1 2 3; do
 	isw_named_ctl S syncagtr worker add 1 $r mac "02:00:00:00:01:0$((r + 1))" \
 		ip "10.97.0.$((r + 1))" port $r >/dev/null
 done
-log "four switches on net_af_xdp ports; the fabric applied"
+log "four switches on net_af_xdp ports, $LINKS links between the fabric's; the fabric applied"
 
 # one RUN SETUP: the four ranks through the setup's switches, a row of the TSV
 one() {
-	local run=$1 setup=$2 ip r pids=() p0 k0 p1 k1 secs gb rtt
+	local run=$1 setup=$2 ip r pids=() p0 k0 p1 k1 secs gb rtt others s
 	ip=$([ "$setup" = fabric ] && echo 10.99.0.254 || echo 10.97.0.254)
+	others=$([ "$setup" = fabric ] && echo S || echo L1 L2 P)
 	p0=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].pkts')
 	k0=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].contributions')
+	for s in $others; do kill -STOP "$(switch_pid "$s")"; done
 	for r in 0 1 2 3; do
 		isw_ns $((r + 1)) "$worker" --rank $r --workers 4 --switch-ip "$ip" --count "$COUNT" \
 			--threads 4 --window "$WINDOW" --json --quiet \
@@ -85,6 +100,7 @@ one() {
 	for r in 0 1 2 3; do
 		wait "${pids[$r]}" || isw_fail "$setup run $run rank $r: $(cat "$ISW_TMP/$setup.$r.err")"
 	done
+	for s in $others; do kill -CONT "$(switch_pid "$s")"; done
 	p1=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].pkts')
 	k1=$(isw_named_ctl P --json syncagtr session show 1 | jq '.counters[0].contributions')
 	secs=$(cat "$ISW_TMP/$setup".?.json | jq -s 'map(.seconds) | max')
@@ -103,12 +119,13 @@ for ((run = 1; run <= RUNS; run++)); do
 	one $run single
 done
 
-python3 - "$TSV" "$RUNS" "$COUNT" "$WINDOW" <<'EOF' | tee "$OUT/fabric.txt"
+python3 - "$TSV" "$RUNS" "$COUNT" "$WINDOW" "$LINKS" <<'EOF' | tee "$OUT/fabric.txt"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 by = {s: [r for r in rows if r["setup"] == s] for s in ("fabric", "single")}
 print("bench/fabric.sh: %s runs of %s int32 a worker, 4 workers, window %s; fabric = two "
-      "leaves and a parent, single = one switch" % (sys.argv[2], sys.argv[3], sys.argv[4]))
+      "leaves and a parent (%s links between them), single = one switch"
+      % (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]))
 print("%-7s %8s %8s %8s %12s %9s" % ("setup", "min s", "median s", "max s", "Gbit/s med",
                                       "srtt ms"))
 med = {}

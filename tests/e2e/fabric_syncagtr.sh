@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End to end: SyncAgtr over two levels (docs/fabric.md) with three inswitch servers on one
 # machine: leaves L1 (hosts h1, h2) and L2 (h3, h4), each with session 1 for its two workers and
-# an uplink to the parent P over a veth pair; P's session 1 has the two leaves as its workers.
+# an uplink to the parent P over a memif (shared memory between the two switch processes, as
+# bench/fabric.sh links them; fabric_atp.sh and fabric_ask.sh link theirs with veth pairs: both
+# kinds are tested); P's session 1 has the two leaves as its workers.
 # Every switch runs with --idle-sleep-us, so three of them and four workers share two CPUs.
 # The workers (syncagtr-worker, registered by hand, no --ctl) are unchanged: each talks to its
 # leaf as to a single switch and checks its result against the sum of all four ranks' tensors.
@@ -36,8 +38,9 @@ trap isw_cleanup EXIT
 fab_ctl() { isw_named_ctl "$@"; }
 
 isw_topo_create 4
+ISW_FABRIC_LINK=memif # for the restart in (d) too
 isw_fabric_up "$build"
-echo "three switches on $ISW_DRIVER ports"
+echo "three switches on $ISW_DRIVER ports, memif links between them"
 
 # The fabric, from one topology file (docs/fabric.md), set up by inswitch-fabric
 fabric=$(dirname "$0")/../../control/inswitch-fabric

@@ -35,7 +35,8 @@
 #                         contributions) show RESULTS + BARRIER rounds, each with N contributions
 #   ISW_STOP_PIDS+=(PID)  a background process (a PS, a shim) that isw_cleanup stops first
 #   isw_named_start BUILD NAME LCORE IFACE...  one more switch, named NAME, with ports 0, 1, ...
-#                         on those interfaces (driver ISW_DRIVER), the pipeline
+#                         on those interfaces (driver ISW_DRIVER; memif:ROLE:LINK a memif port,
+#                         ROLE server or client, the two ends of LINK meeting), the pipeline
 #                         ISW_NAMED_PIPELINE on (default syncagtr), idle workers
 #                         napping (--idle-sleep-us 200: several switches share the CPUs);
 #                         its socket $ISW_TMP/NAME.sock, its log $ISW_TMP/NAME.log; stopped
@@ -44,9 +45,12 @@
 #   isw_fabric_up BUILD  the fabric of the two-level tests (docs/fabric.md) on hosts h1..h4
 #                         (isw_topo_create first): leaves L1 (h1, h2, uplink port 2) and L2 (h3,
 #                         h4, uplink port 2), root P (L1 on port 0, L2 on 1, host h5 on 2 when
-#                         there is one), each link a veth pair deleted by isw_cleanup; ISW_DRIVER
-#                         the first of ISW_DRIVERS that starts L1. isw_fail then shows the end of
+#                         there is one), each link a veth pair deleted by isw_cleanup, or with
+#                         ISW_FABRIC_LINK=memif a memif (shared memory between the two switch
+#                         processes, P the server: no kernel on the link); ISW_DRIVER the
+#                         first of ISW_DRIVERS that starts P. isw_fail then shows the end of
 #                         every named switch's log
+#   isw_fabric_ports L1|L2|P  that switch's ports, as isw_named_start takes them
 #   isw_fabric_topo syncagtr|atp|ask [SLOTS]  prints that fabric's topology file for job 1
 #                         (inswitch-fabric, docs/fabric.md): SyncAgtr with its workers'
 #                         addresses (SLOTS, default 1024), ATP with the PS behind P's port 2,
@@ -266,14 +270,22 @@ isw_named_ctl() {
 }
 
 isw_named_start() {
-	local build=$1 s=$2 lcore=$3 i=0 ifc vdevs=() pid k
+	local build=$1 s=$2 lcore=$3 i=0 ifc vdevs=() pid k shconf=(--no-shconf)
 	shift 3
 	ISW_BUILD=$build
 	for ifc in "$@"; do
-		vdevs+=(--vdev "$ISW_DRIVER$i,iface=$ifc")
+		case $ifc in
+		memif:*:*)
+			# memif's probe registers a multi-process action, which --no-shconf
+			# disables ("Failed to register mp action callback", seen here)
+			vdevs+=(--vdev "net_memif$i,role=$(echo "$ifc" | cut -d: -f2),id=0,socket=$ISW_TMP/$(echo "$ifc" | cut -d: -f3).memif")
+			shconf=()
+			;;
+		*) vdevs+=(--vdev "$ISW_DRIVER$i,iface=$ifc") ;;
+		esac
 		i=$((i + 1))
 	done
-	"$build/inswitch" --no-huge -m 1024 --no-pci -l "$lcore" --no-shconf \
+	"$build/inswitch" --no-huge -m 1024 --no-pci -l "$lcore" "${shconf[@]}" \
 		--file-prefix "isw-$ISW_TAG-$s" --log-level='*:warning' "${vdevs[@]}" \
 		-- --ctl "$ISW_TMP/$s.sock" --pipeline "${ISW_NAMED_PIPELINE:-syncagtr}" \
 		--idle-sleep-us 200 \
@@ -294,23 +306,51 @@ isw_named_start() {
 	return 1
 }
 
+# the ports of fabric switch L1, L2 or P (isw_fabric_up)
+isw_fabric_ports() {
+	local l
+	case $1 in
+	L1 | L2)
+		l=${1#L}
+		if [ "${ISW_FABRIC_LINK:-veth}" = memif ]; then
+			echo "$(isw_if $((2 * l - 1))) $(isw_if $((2 * l))) memif:client:u$l"
+		else
+			echo "$(isw_if $((2 * l - 1))) $(isw_if $((2 * l))) ${ISW_TAG}u$l"
+		fi
+		;;
+	P)
+		if [ "${ISW_FABRIC_LINK:-veth}" = memif ]; then
+			echo -n "memif:server:u1 memif:server:u2"
+		else
+			echo -n "${ISW_TAG}d1 ${ISW_TAG}d2"
+		fi
+		[ "$ISW_HOSTS" -ge 5 ] && echo -n " $(isw_if 5)"
+		echo
+		;;
+	esac
+}
+
 isw_fabric_up() {
-	local build=$1 l root=("${ISW_TAG}d1" "${ISW_TAG}d2")
-	for l in 1 2; do
-		ip link add "${ISW_TAG}u$l" type veth peer name "${ISW_TAG}d$l"
-		ISW_LINKS+=("${ISW_TAG}u$l")
-		ip link set "${ISW_TAG}u$l" up
-		ip link set "${ISW_TAG}d$l" up
-	done
-	[ "$ISW_HOSTS" -ge 5 ] && root+=("$(isw_if 5)")
+	local build=$1 l
+	if [ "${ISW_FABRIC_LINK:-veth}" = veth ]; then
+		for l in 1 2; do
+			ip link add "${ISW_TAG}u$l" type veth peer name "${ISW_TAG}d$l"
+			ISW_LINKS+=("${ISW_TAG}u$l")
+			ip link set "${ISW_TAG}u$l" up
+			ip link set "${ISW_TAG}d$l" up
+		done
+	fi
+	# a memif client connects when it starts: the root (the links' server side) first
 	for ISW_DRIVER in ${ISW_DRIVERS:-net_af_xdp net_af_packet}; do
-		isw_named_start "$build" L1 0 "$(isw_if 1)" "$(isw_if 2)" "${ISW_TAG}u1" && break
+		# shellcheck disable=SC2046 # a list of ports
+		isw_named_start "$build" P 0 $(isw_fabric_ports P) && break
 		ISW_DRIVER=""
 	done
 	[ -n "$ISW_DRIVER" ] || isw_fail "no driver started a switch"
-	isw_named_start "$build" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
-		isw_fail "L2 did not start"
-	isw_named_start "$build" P 0 "${root[@]}" || isw_fail "P did not start"
+	# shellcheck disable=SC2046
+	isw_named_start "$build" L1 0 $(isw_fabric_ports L1) || isw_fail "L1 did not start"
+	# shellcheck disable=SC2046
+	isw_named_start "$build" L2 1 $(isw_fabric_ports L2) || isw_fail "L2 did not start"
 }
 
 isw_fabric_faults() {
@@ -336,8 +376,8 @@ isw_fabric_restart_l2() {
 	} 2>/dev/null || true
 	ISW_STOP_PIDS=("${ISW_STOP_PIDS[@]/$pid/}")
 	sleep "${2:-0}"
-	isw_named_start "$ISW_BUILD" L2 1 "$(isw_if 3)" "$(isw_if 4)" "${ISW_TAG}u2" ||
-		isw_fail "L2 did not restart"
+	# shellcheck disable=SC2046 # a list of ports
+	isw_named_start "$ISW_BUILD" L2 1 $(isw_fabric_ports L2) || isw_fail "L2 did not restart"
 	"$(dirname "${BASH_SOURCE[0]}")/../../control/inswitch-fabric" apply "$topo" --switch L2 \
 		>/dev/null || isw_fail "inswitch-fabric apply --switch L2"
 }
@@ -416,7 +456,7 @@ isw_cleanup() {
 		nft delete table bridge "${ISW_TAG}tor" 2>/dev/null || true
 		ip netns del "${ISW_TAG}srv" 2>/dev/null || true
 	fi
-	rm -rf "$ISW_TMP"
+	rm -rf "$ISW_TMP" /var/run/dpdk/isw-"$ISW_TAG"-*
 }
 
 isw_atp_ps() {
