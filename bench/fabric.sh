@@ -39,15 +39,8 @@ case $LINKS in
 memif | veth) ;;
 *) echo "bench/fabric.sh: --links memif or veth, not '$LINKS'" >&2; exit 2 ;;
 esac
-[ "$(id -u)" -eq 0 ] || { echo "bench/fabric.sh needs root (namespaces)" >&2; exit 1; }
-cd "$ROOT"
-scripts/deps.sh
-if [ -z "$BUILD" ]; then
-	scripts/build.sh >/dev/null
-	BUILD=$ROOT/build
-fi
-OUT=$ROOT/bench/out
-mkdir -p "$OUT"
+source "$ROOT/bench/lib.sh"
+bench_prepare fabric.sh root
 TSV=$OUT/fabric.tsv
 printf 'run\tsetup\tseconds\tgoodput_gbps\tsrtt_ms\tparent_pkts\tparent_contributions\n' >"$TSV"
 

@@ -50,19 +50,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	exec sudo --preserve-env=PATH "$0" --runs "$RUNS" --count "$COUNT" --transports "$TRANSPORTS" \
 		${BUILD:+--build "$BUILD"} ${BEFORE:+--before "$BEFORE"} --only "$ONLY"
 fi
-cd "$ROOT"
-scripts/deps.sh
-if [ -z "$BUILD" ]; then
-	scripts/build.sh >/dev/null
-	BUILD=$ROOT/build
-fi
-command -v gnuplot >/dev/null || {
-	echo "bench: installing gnuplot-nox for the plot" >&2
-	apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null 2>&1 ||
-		echo "bench: no gnuplot: the report comes without its plot" >&2
-}
-OUT=$ROOT/bench/out
-mkdir -p "$OUT"
+source "$ROOT/bench/lib.sh"
+bench_prepare hosts.sh
+bench_gnuplot
 TSV=$OUT/hosts.tsv
 : >"$TSV"
 elems=$(numfmt --from=iec "${COUNT%i}")

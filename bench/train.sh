@@ -41,15 +41,8 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: bench/train.sh [--runs N] [--steps S] [--only BACKENDS] [--switch OPTIONS] [--build DIR] [-- train_mlp.py options]" >&2; exit 2 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench/train.sh needs root (namespaces)" >&2; exit 1; }
-cd "$ROOT"
-scripts/deps.sh
-if [ -z "$BUILD" ]; then
-	scripts/build.sh >/dev/null
-	BUILD=$ROOT/build
-fi
-OUT=$ROOT/bench/out
-mkdir -p "$OUT"
+source "$ROOT/bench/lib.sh"
+bench_prepare train.sh root
 TSV=$OUT/train.tsv
 printf 'run\tbackend\tstep\tseconds\tloss\n' >"$TSV"
 
