@@ -103,8 +103,20 @@ uint32_t isw_budget_largest_free(const char *pool)
 	return f.largest;
 }
 
-int isw_budget_take(const char *pool, const char *holder, uint32_t units, uint32_t *base, char *err,
-                    size_t errlen)
+/* A gap that holds [want_base, want_base + want): found when fit.want_base is not UINT32_MAX. */
+static bool fit_at(uint32_t base, uint32_t len, void *arg)
+{
+	struct fit *f = arg;
+	if (len > f->largest)
+		f->largest = len;
+	if (f->base >= base && (uint64_t)f->base + f->want <= (uint64_t)base + len)
+		return true;
+	return false;
+}
+
+/* isw_budget_take() and isw_budget_take_at(): at is the base wanted, or UINT32_MAX for any. */
+static int take(const char *pool, const char *holder, uint32_t units, uint32_t at, uint32_t *base,
+                char *err, size_t errlen)
 {
 	struct pool *p = pool_find(pool);
 	if (p == NULL) {
@@ -122,8 +134,18 @@ int isw_budget_take(const char *pool, const char *holder, uint32_t units, uint32
 			return -EEXIST;
 		}
 	}
-	struct fit f = {.want = units};
-	if (p->nb_holds == ISW_BUDGET_HOLDS_MAX || !gaps(p, first_fit, &f)) {
+	struct fit f = {.want = units, .base = at};
+	bool found = p->nb_holds < ISW_BUDGET_HOLDS_MAX &&
+	             gaps(p, at == UINT32_MAX ? first_fit : fit_at, &f);
+	if (!found && at != UINT32_MAX) {
+		snprintf(err, errlen,
+		         "%s: %ss %u-%u are not all free (the largest free range is %u of %u; see "
+		         "'budget show')",
+		         pool, p->unit, at, (uint32_t)((uint64_t)at + units - 1), f.largest,
+		         p->units);
+		return -ENOSPC;
+	}
+	if (!found) {
 		snprintf(
 		        err, errlen,
 		        "%s: %u %ss wanted, the largest free range is %u of %u (see 'budget show')",
@@ -141,6 +163,23 @@ int isw_budget_take(const char *pool, const char *holder, uint32_t units, uint32
 	p->nb_holds++;
 	*base = f.base;
 	return 0;
+}
+
+int isw_budget_take(const char *pool, const char *holder, uint32_t units, uint32_t *base, char *err,
+                    size_t errlen)
+{
+	return take(pool, holder, units, UINT32_MAX, base, err, errlen);
+}
+
+int isw_budget_take_at(const char *pool, const char *holder, uint32_t base, uint32_t units,
+                       char *err, size_t errlen)
+{
+	uint32_t got;
+	if (base == UINT32_MAX) {
+		snprintf(err, errlen, "%s: no range starts at %u", pool, base);
+		return -EINVAL;
+	}
+	return take(pool, holder, units, base, &got, err, errlen);
 }
 
 int isw_budget_give(const char *pool, const char *holder)

@@ -35,6 +35,10 @@ void isw_budget_pool_del(const char *name);
 int isw_budget_take(const char *pool, const char *holder, uint32_t units, uint32_t *base, char *err,
                     size_t errlen);
 
+/* As isw_budget_take(), but exactly units units from base; -ENOSPC if any of them is held. */
+int isw_budget_take_at(const char *pool, const char *holder, uint32_t base, uint32_t units,
+                       char *err, size_t errlen);
+
 /* Returns holder's range to pool. Returns 0 or -ENOENT. */
 int isw_budget_give(const char *pool, const char *holder);
 

@@ -28,13 +28,21 @@ local sf = {
     tsi = ProtoField.uint32("switchml.tsi", "TSI (client packet id, little-endian)", base.DEC),
     pool = ProtoField.uint16("switchml.pool_index", "Pool index", base.HEX),
     pool_set = ProtoField.bool("switchml.pool_index.set", "Set (shadow copy)", 16, nil, 0x8000),
-    pool_b14 = ProtoField.bool("switchml.pool_index.bit14", "Bit 14 (ignored; cleared in results)",
+    held = ProtoField.bool("switchml.held", "Holds every result of the old region (region change)",
+        8, nil, 0x08),
+    pool_b14 = ProtoField.bool("switchml.pool_index.bit14",
+        "Bit 14 (region generation parity once the session's region has changed, else 0)",
         16, nil, 0x4000),
     slot = ProtoField.uint16("switchml.pool_index.slot", "Slot", base.DEC, nil, 0x3FFF),
     e0 = ProtoField.int8("switchml.e0", "Exponent e0", base.DEC),
     e1 = ProtoField.int8("switchml.e1", "Exponent e1", base.DEC),
     nvalues = ProtoField.uint16("switchml.values", "Values", base.DEC),
     value = ProtoField.int32("switchml.value", "Value", base.DEC),
+    note = ProtoField.bytes("switchml.note", "Region note (docs/memory.md)"),
+    note_gen = ProtoField.uint8("switchml.note.gen", "Generation", base.DEC),
+    note_job = ProtoField.uint8("switchml.note.job", "Boundary job number", base.DEC),
+    note_tsi = ProtoField.uint32("switchml.note.tsi", "Boundary TSI (little-endian)", base.DEC),
+    note_slots = ProtoField.uint32("switchml.note.slots", "New region's slots", base.DEC),
 }
 sml.fields = sf
 
@@ -45,6 +53,7 @@ function sml.dissector(buf, pinfo, tree)
     local ts = buf(0, 1):uint()
     t:add(sf.msg_type, buf(0, 1))
     t:add(sf.size, buf(0, 1))
+    t:add(sf.held, buf(0, 1))
     t:add(sf.job, buf(1, 1))
     t:add_le(sf.tsi, buf(2, 4))
     local pool = t:add(sf.pool, buf(6, 2))
@@ -59,6 +68,15 @@ function sml.dissector(buf, pinfo, tree)
     local v = t:add(sf.nvalues, buf(10, n * 4), n)
     for i = 0, n - 1 do
         v:add(sf.value, buf(10 + 4 * i, 4))
+    end
+    -- a result during a region change: the 16-byte note after the values, "RG" first
+    local at = 10 + 4 * n
+    if want ~= nil and n == want and buf:len() >= at + 16 and buf(at, 2):string() == "RG" then
+        local nt = t:add(sf.note, buf(at, 16))
+        nt:add(sf.note_gen, buf(at + 2, 1))
+        nt:add(sf.note_job, buf(at + 3, 1))
+        nt:add_le(sf.note_tsi, buf(at + 4, 4))
+        nt:add(sf.note_slots, buf(at + 8, 4))
     end
     local pi = buf(6, 2):uint()
     local dir = band(pinfo.dst_port, 0xFFF0) == 0xBEE0 and "to the switch" or "result"

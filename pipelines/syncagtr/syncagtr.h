@@ -85,8 +85,29 @@ struct sa_uplink {
 #define SA_UP_OPEN  1u /* a round started here: the parent's result not taken yet */
 #define SA_UP_FINAL 2u /* the parent's result taken: in the slot's values, its exponents here */
 
+/* A region of a session's slots, and how its threads split it (see sa_session). */
+struct sa_region {
+	bool valid;
+	uint8_t spt_shift; /* log2(spt) when spt is a power of two, else 0xFF */
+	uint32_t base;     /* first switch slot */
+	uint32_t nslots;   /* pool indices 0..nslots-1 */
+	uint32_t spt;      /* slots per thread (threads > 0) */
+};
+
+/* How long after a change drained before the session's region may change again: a copy of an
+ * old packet delayed in the network must not reach the next change's region (docs/memory.md). */
+#define SA_CHANGE_GUARD_MS 200u
+
 struct sa_session {
 	bool valid;
+	/* Region changes (docs/memory.md): gen counts them; once it is not 0, a packet's pool
+	 * index bit 14 names the generation parity it is for. changing: the previous
+	 * generation's region (old) still holds results some worker thread may need; its
+	 * boundaries and drain are in sa_bound[] and sa_held[]. */
+	bool changing;
+	uint32_t gen;
+	uint32_t drained_ms; /* isw_clock_ms() when the last change drained (control side) */
+	struct sa_region old;
 	uint8_t nworkers;
 	uint16_t id;
 	uint16_t group;
@@ -153,6 +174,9 @@ struct sa_counters {
 	uint64_t up_results;   /* the parent's results taken and multicast */
 	uint64_t up_stale;     /* the parent's results for no round waiting: dropped */
 	uint64_t up_dup;       /* the parent's results already taken: dropped */
+	uint64_t bad_gen;      /* for a region generation the session no longer has */
+	uint64_t notes;        /* results that carried the region note */
+	uint64_t old_gen;      /* packets for the previous generation's region while it drains */
 } __rte_cache_aligned;
 
 /* Counters not tied to a session. */
@@ -162,11 +186,27 @@ struct sa_global_counters {
 	uint64_t unknown; /* SwitchML-port UDP to the switch MAC, not from a registered worker */
 } __rte_cache_aligned;
 
+/* The thread whose range holds slot, in a region split spt slots a thread (2^shift, or 0xFF). */
+static inline uint32_t sa_slot_thread(uint32_t spt, uint8_t shift, uint32_t slot)
+{
+	return shift != 0xFF ? slot >> shift : slot / spt;
+}
+
 /* The worker that owns slot of a session split among threads (threads != 0): its thread's. */
 static inline uint16_t sa_slot_owner(const struct sa_session *s, uint32_t slot)
 {
-	return s->owner[s->spt_shift != 0xFF ? slot >> s->spt_shift : slot / s->spt];
+	return s->owner[sa_slot_thread(s->spt, s->spt_shift, slot)];
 }
+
+/*
+ * During a region change, per session and worker thread (written by worker lcores, read and
+ * reset by the control thread): the boundary, SA_BOUND_SET | job_number << 32 | tsi of the
+ * thread's first completion after the request (set once, by compare-and-swap), and the ranks
+ * whose packets in the new region said they hold every old result (SA_FLAG_HELD).
+ */
+#define SA_BOUND_SET (1ull << 63)
+extern uint64_t sa_bound[SA_SESSIONS_MAX + 1][SA_THREADS_MAX];
+extern uint32_t sa_held[SA_SESSIONS_MAX + 1][SA_THREADS_MAX];
 
 extern struct sa_conf *sa_conf_cur;
 extern struct isw_reg *sa_regs[SA_REG_NB];

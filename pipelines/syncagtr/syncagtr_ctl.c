@@ -30,6 +30,8 @@
 struct sa_conf *sa_conf_cur;
 struct isw_reg *sa_regs[SA_REG_NB];
 struct sa_counters sa_counters[ISW_MAX_WORKERS][SA_SESSIONS_MAX + 1];
+uint64_t sa_bound[SA_SESSIONS_MAX + 1][SA_THREADS_MAX];
+uint32_t sa_held[SA_SESSIONS_MAX + 1][SA_THREADS_MAX];
 struct sa_global_counters sa_gcounters[ISW_MAX_WORKERS];
 
 static struct sa_conf master; /* what the next snapshot is built from */
@@ -102,17 +104,32 @@ static int group_update(const struct sa_session *s)
 }
 
 /* Zeroes the session's slots in every array (workers paused by the caller). */
+/* Every register of slots base..base+nslots-1 to zero. */
+static void range_clear(uint32_t base, uint32_t nslots)
+{
+	isw_reg_clear_range(sa_regs[SA_REG_BITMAP], base, nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_COUNT], 2 * base, 2 * nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_EXP], 2 * base, 2 * nslots);
+	isw_reg_clear_range(sa_regs[SA_REG_UP], 2 * base, 2 * nslots);
+	for (unsigned k = 0; k < SA_ELEMS_MAX / SA_CHUNK; k++)
+		isw_reg_clear_range(sa_regs[SA_REG_VALUES], sa_vidx(sa_cidx(base, 0), k),
+		                    2 * nslots);
+}
+
 static void region_clear(const struct sa_session *s)
 {
-	isw_reg_clear_range(sa_regs[SA_REG_BITMAP], s->base, s->nslots);
-	isw_reg_clear_range(sa_regs[SA_REG_COUNT], 2 * s->base, 2 * s->nslots);
-	isw_reg_clear_range(sa_regs[SA_REG_EXP], 2 * s->base, 2 * s->nslots);
-	isw_reg_clear_range(sa_regs[SA_REG_UP], 2 * s->base, 2 * s->nslots);
-	for (unsigned k = 0; k < SA_ELEMS_MAX / SA_CHUNK; k++)
-		isw_reg_clear_range(sa_regs[SA_REG_VALUES], sa_vidx(sa_cidx(s->base, 0), k),
-		                    2 * s->nslots);
+	range_clear(s->base, s->nslots);
 	isw_reg_clear_range(sa_regs[SA_REG_LEARN], (uint32_t)(s->id - 1) * SA_WORKERS_MAX,
 	                    SA_WORKERS_MAX);
+}
+
+/* The budget holder of session id's region of generation parity par (docs/memory.md). */
+static void region_holder(char *buf, size_t len, unsigned id, unsigned par)
+{
+	if (par & 1u)
+		snprintf(buf, len, "syncagtr session %u (region 1)", id);
+	else
+		snprintf(buf, len, "syncagtr session %u", id);
 }
 
 /*
@@ -368,7 +385,7 @@ static int cmd_session_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, EBUSY, "multicast group %u (session %u's) is in use", group,
 		                   id);
 	char holder[ISW_BUDGET_NAME_MAX];
-	snprintf(holder, sizeof(holder), "syncagtr session %u", id);
+	region_holder(holder, sizeof(holder), id, 0);
 	uint32_t base;
 	int rc = isw_budget_take(SA_POOL, holder, slots, &base, c->err, sizeof(c->err));
 	if (rc < 0)
@@ -426,8 +443,10 @@ static int cmd_session_del(struct isw_cmd_ctx *c, int argc, char **argv)
 	}
 	isw_mc_destroy(old.group);
 	char holder[ISW_BUDGET_NAME_MAX];
-	snprintf(holder, sizeof(holder), "syncagtr session %u", id);
-	isw_budget_give(SA_POOL, holder);
+	for (unsigned par = 0; par < 2; par++) { /* both, while a region change drains */
+		region_holder(holder, sizeof(holder), id, par);
+		isw_budget_give(SA_POOL, holder);
+	}
 	return 0;
 }
 ISW_CMD_REGISTER(sa_session_del, "syncagtr session del", "ID",
@@ -471,9 +490,18 @@ static int cmd_session_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 	for (unsigned r = 0; keep && r < SA_WORKERS_MAX; r++)
 		if (s->w[r].valid)
 			s->w[r].epoch = s->epoch;
+	/* A region change under way ends with the job: the new region stays (docs/memory.md). */
+	s->changing = false;
+	s->old.valid = false;
 	if (publish() < 0) {
 		*s = old;
 		return isw_cmd_err(c, ENOMEM, "no memory; nothing reset");
+	}
+	if (old.changing) {
+		char holder[ISW_BUDGET_NAME_MAX];
+		region_holder(holder, sizeof(holder), id, (old.gen - 1) & 1u);
+		isw_budget_give(SA_POOL, holder);
+		s->drained_ms = isw_clock_ms();
 	}
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, EAGAIN,
@@ -491,6 +519,136 @@ ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID [keep-workers]"
                  "before are dropped (sa-epoch) until they register again (keep-workers: they "
                  "stay registered, in the new epoch)",
                  cmd_session_reset)
+
+/*
+ * A region change (docs/memory.md): the new region is taken from the budget and cleared, the
+ * current one kept as the old generation's while it drains, and the session published with
+ * both: packets say by bit 14 which one they are for. The data path sets each worker thread's
+ * boundary and collects the threads' "held" flags; sa_change_tick() ends the change once every
+ * worker thread has said it holds every old result.
+ */
+static int cmd_session_region(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, slots, at = UINT32_MAX;
+	struct isw_kv kv[] = {{"slots", NULL}, {"base", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 3, 5) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0 ||
+	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+		return -EINVAL;
+	if (kv[0].val == NULL)
+		return isw_cmd_err(c, EINVAL, "usage: syncagtr session region %s", c->cmd->usage);
+	if (isw_arg_u32(c, kv[0].val, "slots", 1, SA_SLOTS, &slots) < 0 ||
+	    (kv[1].val && isw_arg_u32(c, kv[1].val, "base", 0, SA_SLOTS - 1, &at) < 0))
+		return -EINVAL;
+	struct sa_session *s = &master.sess[id];
+	if (s->threads == 0)
+		return isw_cmd_err(c, EINVAL,
+		                   "session %u was created without threads: its region can change "
+		                   "only when the switch knows each worker thread's slots (session "
+		                   "add ... threads T)",
+		                   id);
+	if (s->up.on)
+		return isw_cmd_err(
+		        c, EINVAL,
+		        "session %u has an uplink (docs/fabric.md): its region cannot change", id);
+	if (slots % s->threads != 0)
+		return isw_cmd_err(c, EINVAL, "slots %u must be a multiple of threads %u", slots,
+		                   s->threads);
+	if (s->changing)
+		return isw_cmd_err(c, EBUSY,
+		                   "session %u's region is still changing (to generation %u); "
+		                   "'syncagtr session show %u' says when it is done",
+		                   id, s->gen, id);
+	uint32_t now = isw_clock_ms();
+	if (s->gen != 0 && now - s->drained_ms < SA_CHANGE_GUARD_MS)
+		return isw_cmd_err(c, EBUSY,
+		                   "session %u's last region change drained %u ms ago: the next "
+		                   "may follow it by %u ms",
+		                   id, now - s->drained_ms, SA_CHANGE_GUARD_MS);
+	char holder[ISW_BUDGET_NAME_MAX];
+	region_holder(holder, sizeof(holder), id, (s->gen + 1) & 1u);
+	uint32_t base = at;
+	int rc = at == UINT32_MAX
+	                 ? isw_budget_take(SA_POOL, holder, slots, &base, c->err, sizeof(c->err))
+	                 : isw_budget_take_at(SA_POOL, holder, at, slots, c->err, sizeof(c->err));
+	if (rc < 0)
+		return rc;
+	if (isw_dp_pause() < 0) {
+		isw_budget_give(SA_POOL, holder);
+		return isw_cmd_err(c, EAGAIN, "workers did not pause: nothing changed");
+	}
+	range_clear(base, slots);
+	memset(sa_bound[id], 0, sizeof(sa_bound[id]));
+	memset(sa_held[id], 0, sizeof(sa_held[id]));
+	isw_dp_resume();
+	struct sa_session was = *s;
+	s->old = (struct sa_region){.valid = true,
+	                            .spt_shift = s->spt_shift,
+	                            .base = s->base,
+	                            .nslots = s->nslots,
+	                            .spt = s->spt};
+	s->base = base;
+	s->nslots = slots;
+	s->spt = slots / s->threads;
+	s->spt_shift = rte_is_power_of_2(s->spt) ? (uint8_t)rte_log2_u32(s->spt) : 0xFF;
+	s->gen++;
+	s->changing = true;
+	if (publish() < 0) {
+		*s = was;
+		isw_budget_give(SA_POOL, holder);
+		return isw_cmd_err(c, ENOMEM, "no memory; nothing changed");
+	}
+	isw_json_u64(c->out, "session", id);
+	isw_json_u64(c->out, "gen", s->gen);
+	isw_json_u64(c->out, "first_slot", base);
+	isw_json_u64(c->out, "slots", slots);
+	isw_json_u64(c->out, "old_first_slot", s->old.base);
+	isw_json_u64(c->out, "old_slots", s->old.nslots);
+	return 0;
+}
+ISW_CMD_REGISTER(sa_session_region, "syncagtr session region", "ID slots S [base B]",
+                 "move session ID's slots to a new region of S slots (at slot B, or the first "
+                 "free range) under its running job: the workers move at a packet boundary "
+                 "the switch sets per thread, the old region is freed once every worker "
+                 "thread holds its results (needs threads T; docs/memory.md)",
+                 cmd_session_region)
+
+/* Whether every worker thread of a changing session has said it holds every old result. */
+static bool change_drained(const struct sa_session *s)
+{
+	uint32_t live = 0;
+	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
+		if (s->w[r].valid)
+			live |= 1u << r;
+	for (unsigned t = 0; t < s->threads; t++)
+		if ((__atomic_load_n(&sa_held[s->id][t], __ATOMIC_RELAXED) & live) != live)
+			return false;
+	return true;
+}
+
+/* Ends the region changes that drained: the old region dropped and given back. */
+static void change_tick(void)
+{
+	if (!enabled)
+		return;
+	for (unsigned id = 1; id <= SA_SESSIONS_MAX; id++) {
+		struct sa_session *s = &master.sess[id];
+		if (!s->valid || !s->changing || !change_drained(s))
+			continue;
+		struct sa_session was = *s;
+		s->changing = false;
+		s->old.valid = false;
+		s->drained_ms = isw_clock_ms();
+		if (publish() < 0) {
+			*s = was; /* again at the next tick */
+			continue;
+		}
+		char holder[ISW_BUDGET_NAME_MAX];
+		region_holder(holder, sizeof(holder), id, (s->gen - 1) & 1u);
+		isw_budget_give(SA_POOL, holder);
+	}
+}
+ISW_TICK_REGISTER(sa_change, change_tick)
 
 /* Field by field: a struct compare would see padding. */
 static bool uplink_eq(const struct sa_uplink *a, const struct sa_uplink *b)
@@ -601,6 +759,9 @@ static void counters_json(struct isw_json *j, unsigned id)
 		t.up_results += x->up_results;
 		t.up_stale += x->up_stale;
 		t.up_dup += x->up_dup;
+		t.bad_gen += x->bad_gen;
+		t.notes += x->notes;
+		t.old_gen += x->old_gen;
 	}
 	isw_json_obj_open(j, NULL);
 	isw_json_u64(j, "session", id);
@@ -619,6 +780,9 @@ static void counters_json(struct isw_json *j, unsigned id)
 	isw_json_u64(j, "up_results", t.up_results);
 	isw_json_u64(j, "drop_up_stale", t.up_stale);
 	isw_json_u64(j, "drop_up_dup", t.up_dup);
+	isw_json_u64(j, "drop_gen", t.bad_gen);
+	isw_json_u64(j, "region_notes", t.notes);
+	isw_json_u64(j, "old_region_pkts", t.old_gen);
 	isw_json_obj_close(j);
 }
 
@@ -642,6 +806,40 @@ static unsigned members_of(const struct sa_session *s)
 	return n;
 }
 
+/*
+ * The session's region generation and, while a change drains, the old region and each worker
+ * thread's boundary (job number and tsi, null until set) and the ranks that hold every old
+ * result (docs/memory.md).
+ */
+static void region_json(struct isw_json *j, const struct sa_session *s)
+{
+	isw_json_u64(j, "gen", s->gen);
+	isw_json_bool(j, "changing", s->changing);
+	if (!s->changing) {
+		isw_json_null(j, "old_region");
+		return;
+	}
+	isw_json_obj_open(j, "old_region");
+	isw_json_u64(j, "first_slot", s->old.base);
+	isw_json_u64(j, "slots", s->old.nslots);
+	isw_json_arr_open(j, "threads");
+	for (unsigned t = 0; t < s->threads; t++) {
+		uint64_t b = __atomic_load_n(&sa_bound[s->id][t], __ATOMIC_RELAXED);
+		isw_json_obj_open(j, NULL);
+		if (b & SA_BOUND_SET) {
+			isw_json_u64(j, "boundary_job", (uint8_t)(b >> 32));
+			isw_json_u64(j, "boundary_tsi", (uint32_t)b);
+		} else {
+			isw_json_null(j, "boundary_job");
+			isw_json_null(j, "boundary_tsi");
+		}
+		isw_json_u64(j, "held", __atomic_load_n(&sa_held[s->id][t], __ATOMIC_RELAXED));
+		isw_json_obj_close(j);
+	}
+	isw_json_arr_close(j);
+	isw_json_obj_close(j);
+}
+
 static void session_json(struct isw_json *j, const struct sa_session *s, uint32_t live_ms)
 {
 	char buf[INET_ADDRSTRLEN];
@@ -662,6 +860,7 @@ static void session_json(struct isw_json *j, const struct sa_session *s, uint32_
 	else
 		isw_json_null(j, "worker_port");
 	isw_json_u64(j, "group", s->group);
+	region_json(j, s);
 	if (s->up.on) {
 		char mbuf[32];
 		isw_json_obj_open(j, "uplink");

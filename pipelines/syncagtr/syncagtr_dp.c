@@ -137,6 +137,7 @@ static inline void sa_headers(uint8_t *p, rte_be32_t src, rte_be32_t dst, unsign
 	ip[0] = 0x45;
 	ip[1] = 0;
 	wr16(ip + 2, (uint16_t)(SA_IP_LEN + SA_UDP_LEN + SA_HDR_LEN + SA_EXP_LEN + 4 * elems));
+	/* (sa_note_add() adds the region note's length to both lengths when there is one) */
 	memset(ip + 4, 0, 4); /* identification, flags, fragment offset */
 	ip[8] = REPLY_TTL;
 	ip[9] = IP_PROTO_UDP;
@@ -182,6 +183,46 @@ static inline void sa_up_headers(uint8_t *p, const struct sa_conf *c, const stru
 	memcpy(p, s->up.parent_mac, 6);
 	memcpy(p + 6, c->mac, 6);
 	sa_headers(p, s->up.ip, s->up.parent_ip, size, elems, e);
+}
+
+/*
+ * A result of a session whose region changed: bit 14 of the pool index as the packet had it
+ * (pool: the request's), and, while a change is under way and the thread's boundary is known,
+ * the region note after the values (docs/memory.md). A frame that cannot take the note (no
+ * tailroom) goes without it: the worker learns the boundary from another result.
+ */
+static __rte_always_inline void sa_note_add(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                                            const struct sa_session *s, struct sa_counters *cnt,
+                                            uint16_t pool, unsigned elems, uint32_t thread)
+{
+	struct sa_hdr *h = (struct sa_hdr *)(p + SA_HDR_OFF);
+	h->pool_index[0] = (uint8_t)(h->pool_index[0] | (pool & SA_POOL_GEN) >> 8);
+	if (!s->changing)
+		return;
+	uint64_t b = __atomic_load_n(&sa_bound[s->id][thread], __ATOMIC_RELAXED);
+	if (!(b & SA_BOUND_SET))
+		return;
+	uint32_t len = sa_frame_len(elems);
+	if (rte_pktmbuf_data_len(m) > len)
+		rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
+	struct sa_note *n = (struct sa_note *)rte_pktmbuf_append(m, SA_NOTE_LEN);
+	if (n == NULL)
+		return;
+	n->magic[0] = SA_NOTE_MAGIC0;
+	n->magic[1] = SA_NOTE_MAGIC1;
+	n->gen = (uint8_t)s->gen;
+	n->job = (uint8_t)(b >> 32);
+	uint32_t tsi = (uint32_t)b;
+	memcpy(n->tsi, &tsi, 4);
+	wr16(n->slots, (uint16_t)(s->nslots >> 16));
+	wr16(n->slots + 2, (uint16_t)s->nslots);
+	memset(n->rsvd, 0, sizeof(n->rsvd));
+	uint8_t *ip = p + SA_ETH_LEN;
+	wr16(ip + 2, (uint16_t)(rd16(ip + 2) + SA_NOTE_LEN));
+	wr16(ip + SA_IP_LEN + 4, (uint16_t)(rd16(ip + SA_IP_LEN + 4) + SA_NOTE_LEN));
+	ip_csum_set(ip);
+	cnt->notes++;
+	RTE_SET_USED(w);
 }
 
 /* ARP request for a session's IP: answered in place out of the ingress port. */
@@ -255,6 +296,27 @@ static __rte_always_inline void sa_values_read(struct isw_pass *pass, uint32_t c
 static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
                                        struct isw_pass *pass, const struct sa_conf *c,
                                        const struct sa_entry *e);
+
+/*
+ * A packet of a session whose region is changing: counted when it is for the old region; in
+ * the new one, a worker thread that says it holds every old result (SA_FLAG_HELD) is marked
+ * drained (a load first: the atomic only once per worker and thread).
+ */
+static __rte_always_inline void sa_change_seen(const struct sa_session *s, struct sa_counters *cnt,
+                                               bool old, const struct sa_hdr *h, uint32_t thread,
+                                               uint8_t rank)
+{
+	if (old) {
+		cnt->old_gen++;
+		return;
+	}
+	if (rank >= SA_WORKERS_MAX) /* the parent's entry: sessions with an uplink never change */
+		return;
+	uint32_t bit = 1u << rank;
+	if ((h->type_size & SA_FLAG_HELD) &&
+	    !(__atomic_load_n(&sa_held[s->id][thread], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&sa_held[s->id][thread], bit, __ATOMIC_RELAXED);
+}
 
 /*
  * The parent switch's result for (slot, set) cidx of a session with an uplink, checked by
@@ -401,15 +463,37 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 	uint16_t pool = sa_hdr_pool(h);
 	uint32_t slot = pool & SA_POOL_SLOT;
 	unsigned set = pool >> 15;
-	if (unlikely(slot >= s->nslots)) {
+	/* The region the packet is for: the session's, or, once its region has changed, the one
+	 * of the generation parity in bit 14 (docs/memory.md). */
+	const struct sa_region *old = NULL;
+	uint32_t base = s->base, nslots = s->nslots;
+	if (unlikely(s->gen != 0) && ((pool & SA_POOL_GEN) != 0) != (s->gen & 1u)) {
+		if (!s->old.valid) {
+			cnt->bad_gen++;
+			isw_drop(w, m, ISW_DROP_SA_GEN);
+			return ISW_PKT_TAKEN;
+		}
+		old = &s->old;
+		base = old->base;
+		nslots = old->nslots;
+	}
+	if (unlikely(slot >= nslots)) {
 		cnt->bad_region++;
 		isw_drop(w, m, ISW_DROP_SA_REGION);
 		return ISW_PKT_TAKEN;
 	}
-	uint32_t g = s->base + slot;
-	if (s->threads != 0 ? !isw_owner_claim(w, m, sa_slot_owner(s, slot))
-	                    : !isw_shard_claim(w, m, g))
+	uint32_t g = base + slot;
+	uint32_t thread = 0;
+	if (s->threads != 0) {
+		thread = old != NULL ? sa_slot_thread(old->spt, old->spt_shift, slot)
+		                     : sa_slot_thread(s->spt, s->spt_shift, slot);
+		if (!isw_owner_claim(w, m, s->owner[thread]))
+			return ISW_PKT_TAKEN;
+	} else if (!isw_shard_claim(w, m, g)) {
 		return ISW_PKT_TAKEN;
+	}
+	if (unlikely(s->changing))
+		sa_change_seen(s, cnt, old != NULL, h, thread, e->rank);
 
 	isw_pass_begin(pass);
 	cnt->pkts++;
@@ -449,6 +533,8 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 			                       (uint32_t)(int32_t)(int8_t)(up.hi >> 24)};
 		}
 		sa_reply_headers(p, c, s, size, elems, ex, true);
+		if (unlikely(s->gen != 0))
+			sa_note_add(w, m, p, s, cnt, pool, elems, thread);
 		sa_rewrite(m, e->rank, 0, (void *)(uintptr_t)s);
 		cnt->retx_results++;
 		isw_tx(w, m, isw_meta(m)->in_port);
@@ -478,6 +564,18 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 		return ISW_PKT_TAKEN;
 	}
 	sa_reply_headers(p, c, s, size, elems, ex, true);
+	if (unlikely(s->gen != 0)) {
+		/* The thread's first completion in the old region after the request sets its
+		 * boundary (docs/memory.md): every worker learns it from this result or a later
+		 * one, before it may send the packet a window after this one. */
+		if (s->changing && old != NULL) {
+			uint64_t none = 0;
+			uint64_t b = SA_BOUND_SET | (uint64_t)h->job_number << 32 | sa_hdr_tsi(h);
+			__atomic_compare_exchange_n(&sa_bound[e->session][thread], &none, b, false,
+			                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		}
+		sa_note_add(w, m, p, s, cnt, pool, elems, thread);
+	}
 	isw_mcast(w, m, s->group, ISW_MC_NO_EXCLUDE, sa_rewrite, (void *)(uintptr_t)s,
 	          REPLY_HDR_LEN);
 	return ISW_PKT_TAKEN;

@@ -51,10 +51,41 @@ static inline unsigned sa_frame_len(unsigned elems)
 	return SA_VAL_OFF + 4u * elems;
 }
 
-/* pool_index (bytes 48..49, big-endian): bit 15 = set, bits 13..0 = slot, bit 14 ignored. */
+/*
+ * pool_index (bytes 48..49, big-endian): bit 15 = set, bits 13..0 = slot. Bit 14 is ignored
+ * (SwitchML's clients write 0) until a session's region has changed once (docs/memory.md): from
+ * then on it names the region generation's parity the packet is for, and results echo it.
+ */
 #define SA_POOL_SET      0x8000u
+#define SA_POOL_GEN      0x4000u
 #define SA_POOL_SLOT     0x3FFFu
 #define SA_POOL_SLOT_MAX 16384u
+
+/* Byte 42, bit 3 (unused by SwitchML, written 0): set by a worker thread on packets of a new
+ * region generation once it holds every result of the previous one (docs/memory.md). */
+#define SA_FLAG_HELD 0x08u
+
+/*
+ * The region note (docs/memory.md), after the values of every result of a session whose region
+ * is changing, once the worker thread's boundary is known: the thread's packets from tsi p0 + W
+ * on (W its window in the old region, p0 the packet of the thread's first completion after the
+ * change was requested) go to the new region, generation gen, of slots slots (a thread's window
+ * there is slots / threads). IPv4 and UDP lengths include it.
+ */
+#define SA_NOTE_MAGIC0 'R'
+#define SA_NOTE_MAGIC1 'G'
+#define SA_NOTE_LEN    16u
+
+struct sa_note {
+	uint8_t magic[2]; /* SA_NOTE_MAGIC0, SA_NOTE_MAGIC1 */
+	uint8_t gen;      /* the generation the change leads to (low 8 bits) */
+	uint8_t job;      /* job_number of p0 */
+	uint8_t tsi[4];   /* tsi of p0, as its packets carried it */
+	uint8_t slots[4]; /* big-endian: the new region's slots */
+	uint8_t rsvd[4];  /* 0 */
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct sa_note) == SA_NOTE_LEN, "the region note is 16 bytes");
 
 /* The 8-byte SwitchML header plus the exponents, as laid out from byte 42. */
 struct sa_hdr {

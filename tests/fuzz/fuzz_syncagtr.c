@@ -2,8 +2,11 @@
 /*
  * libFuzzer harness for the SyncAgtr packet entry point. Each input is one frame (its first
  * byte picks the ingress port and the fast or strict build) offered to the pipeline on a switch
- * with two sessions: session 1 (10.0.0.254, 3 workers, slots 0..7 of the switch) and session 2
- * (10.0.0.253, 2 workers, slots 8..11). Besides the sanitizers' checks, after every input:
+ * with three sessions: session 1 (10.0.0.254, 3 workers, slots 0..7 of the switch), session 2
+ * (10.0.0.253, 2 workers, slots 8..11) and session 3 (10.0.0.252, 2 workers of 2 threads, slots
+ * 12..15) in the middle of a region change to slots 16..19 (docs/memory.md: packets for either
+ * region by pool index bit 14, the region note on results). Besides the sanitizers' checks,
+ * after every input:
  *   - a frame the pipeline did not take is still there to pass on;
  *   - nothing outside the two sessions' slot regions was written (no packet can reach memory
  *     that belongs to nobody, or to a session it is not part of beyond its region);
@@ -29,7 +32,7 @@
 #include "worker.h"
 
 #define NPORTS     4
-#define USED_SLOTS 12
+#define USED_SLOTS 20
 #define FRAME_MAX  1600
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -47,6 +50,10 @@ static const char *const config[] = {
         "syncagtr session add 2 ip 10.0.0.253 workers 2 slots 4",
         "syncagtr worker add 2 0 mac 02:00:00:00:00:03 ip 10.0.0.3 port 2",
         "syncagtr worker add 2 1 mac 02:00:00:00:00:04 ip 10.0.0.4 port 3",
+        "syncagtr session add 3 ip 10.0.0.252 workers 2 slots 4 threads 2",
+        "syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port 0",
+        "syncagtr worker add 3 1 mac 02:00:00:00:00:06 ip 10.0.0.6 port 1",
+        "syncagtr session region 3 slots 4",
 };
 
 static void put16(uint8_t *p, uint16_t v)
@@ -89,6 +96,16 @@ static void write_seeds(const char *dir)
 			uint8_t sw = h == 4 ? 253 : 254;
 			size_t len = seed_frame(f + 1, h, sw, size, (uint16_t)(h & 1 ? 0x8001 : 1));
 			f[0] = (uint8_t)(h - 1);
+			isw_test_fuzz_seed_file(dir, "sa", k++, f, len + 1);
+		}
+	}
+	/* session 3's workers, to the old region and to the new one (bit 14), one "holding" */
+	for (uint8_t h = 5; h <= 6; h++) {
+		for (uint16_t gen = 0; gen <= 0x4000; gen += 0x4000) {
+			size_t len = seed_frame(f + 1, h, 252, 1, (uint16_t)(gen | 3));
+			f[0] = (uint8_t)(h - 5);
+			if (gen)
+				f[1 + 42] |= 0x08;
 			isw_test_fuzz_seed_file(dir, "sa", k++, f, len + 1);
 		}
 	}

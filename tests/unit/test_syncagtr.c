@@ -546,6 +546,183 @@ static void test_learned_port(void **state)
 	        strstr(isw_json_str(&out), "\"ip\":\"10.0.0.8\",\"port\":\"not seen yet\""));
 }
 
+/* ---- Region changes (docs/memory.md) ---- */
+
+/* Session 3: 10.0.0.252, workers hosts 5 and 6 on ports 0 and 1, 8 slots, 2 threads (4 each). */
+static void region_session(void)
+{
+	run("syncagtr session add 3 ip 10.0.0.252 workers 2 slots 8 threads 2", 1);
+	run("syncagtr worker add 3 0 mac 02:00:00:00:00:05 ip 10.0.0.5 port 0", 1);
+	run("syncagtr worker add 3 1 mac 02:00:00:00:00:06 ip 10.0.0.6 port 1", 1);
+}
+
+/* Both workers of session 3 send pool index pool, tsi tsi, elements base + i (and flags). */
+static void region_round(uint16_t pool, uint32_t tsi, int32_t base, uint8_t flags)
+{
+	for (uint8_t h = 5; h <= 6; h++) {
+		struct req r = {
+		        .sw = 252, .size = 1, .pool = pool, .tsi = tsi, .base = base, .host = h};
+		struct rte_mbuf *m = mk(&r, h - 5);
+		rte_pktmbuf_mtod_offset(m, uint8_t *, 42)[0] |= flags;
+		sa_process(w, m);
+	}
+}
+
+/*
+ * A result of session 3 on port: pool index pool (bit 14 echoed), elements 2 x (base + i), and
+ * the region note (generation gen, boundary tsi, new slots) when slots is not 0.
+ */
+static void region_result(unsigned port, unsigned i, uint16_t pool, int32_t base, uint8_t gen,
+                          uint32_t tsi, uint32_t slots)
+{
+	const uint8_t *p = isw_unit_tx_frame(w, (int)port, i);
+	struct rte_mbuf *m = w->tx[port].pkts[i];
+	unsigned len = 308 + (slots ? 16 : 0);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), len);
+	assert_int_equal(get16(p + 16), len - 14); /* IPv4 total length */
+	assert_int_equal(csum(p + 14, 20), 0xFFFF);
+	assert_int_equal(get16(p + 38), len - 34); /* UDP length */
+	assert_int_equal(get16(p + 48), pool);
+	for (unsigned k = 0; k < 64; k++)
+		assert_int_equal((int32_t)get32(p + 52 + 4 * k), 2 * (base + (int32_t)k));
+	if (slots == 0)
+		return;
+	const uint8_t *n = p + 308;
+	assert_int_equal(n[0], 'R');
+	assert_int_equal(n[1], 'G');
+	assert_int_equal(n[2], gen);
+	assert_int_equal(n[3], 7); /* job number */
+	assert_memory_equal(n + 4, &tsi, 4);
+	assert_int_equal(get32(n + 8), slots);
+	assert_int_equal(get32(n + 12), 0);
+}
+
+static void test_region_change(void **state)
+{
+	(void)state;
+	region_session();
+	/* A round completed before any change: SwitchML's result, bit 14 cleared, no note. */
+	region_round(0, 0, 10, 0);
+	region_result(0, 0, 0, 10, 0, 0, 0);
+	tx_clear();
+	/* A round in flight when the change is requested: worker 0's half before, 1's after. */
+	struct req r = {.sw = 252, .size = 1, .pool = 1, .tsi = 1, .base = 20, .host = 5};
+	feed(&r, 0);
+	run("syncagtr session region 3 slots 16", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":1"));
+	assert_non_null(strstr(isw_json_str(&out), "\"old_first_slot\":12,\"old_slots\":8"));
+	r.host = 6;
+	feed(&r, 1);
+	/* The thread's first completion after the request sets its boundary: tsi 1 */
+	region_result(0, 0, 1, 20, 1, 1, 16);
+	region_result(1, 0, 1, 20, 1, 1, 16);
+	tx_clear();
+	/* and every later result of thread 0 says the same, whatever its own tsi */
+	region_round(2, 2, 30, 0);
+	region_result(0, 0, 2, 30, 1, 1, 16);
+	tx_clear();
+	/* a resend for the round completed before the request too (from the old slot's values) */
+	r = (struct req){.sw = 252, .size = 1, .pool = 0, .tsi = 0, .base = 99, .host = 5};
+	feed(&r, 0);
+	region_result(0, 0, 0, 10, 1, 1, 16);
+	tx_clear();
+	/* Thread 1 (slots 4..7 of the old region) has a boundary of its own, set by its first
+	 * completion in the old region: one in the new region (a worker ahead of itself) sets
+	 * nothing and carries no note */
+	region_round(SA_POOL_GEN | 8, 3, 45, 0);
+	region_result(0, 0, SA_POOL_GEN | 8, 45, 0, 0, 0);
+	tx_clear();
+	region_round(5, 9, 40, 0);
+	region_result(0, 0, 5, 40, 1, 9, 16);
+	tx_clear();
+	/* The new region (parity 1 in bit 14): its slot 0 is not the old region's slot 0 */
+	region_round(SA_POOL_GEN | 0, 5, 50, 0);
+	region_result(0, 0, SA_POOL_GEN | 0, 50, 1, 1, 16);
+	tx_clear();
+	region_round(1, 1, 0, 0); /* resends of the old slot 1 still answered from it */
+	region_result(0, 0, 1, 20, 1, 1, 16);
+	tx_clear();
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":1,\"changing\":true"));
+	assert_non_null(strstr(isw_json_str(&out), "\"boundary_job\":7,\"boundary_tsi\":1"));
+	/* Another change while this one drains: refused */
+	refused("syncagtr session region 3 slots 8", "EBUSY");
+	/* Thread 0's workers say they hold every old result; thread 1's not yet: still changing */
+	region_round(SA_POOL_GEN | 1, 6, 60, SA_FLAG_HELD);
+	isw_tick_run();
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"changing\":true"));
+	/* One worker of thread 1 only: still changing */
+	tx_clear();
+	r = (struct req){.sw = 252, .size = 1, .pool = SA_POOL_GEN | 8, .tsi = 10, .host = 5};
+	struct rte_mbuf *m = mk(&r, 0);
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 42)[0] |= SA_FLAG_HELD;
+	sa_process(w, m);
+	isw_tick_run();
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"changing\":true"));
+	r.host = 6;
+	m = mk(&r, 1);
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 42)[0] |= SA_FLAG_HELD;
+	sa_process(w, m);
+	isw_tick_run();
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":1,\"changing\":false"));
+	/* Drained: the old region is given back; a late old packet meets no region */
+	run("budget show", 1);
+	assert_null(strstr(isw_json_str(&out), "\"holder\":\"syncagtr session 3\""));
+	assert_non_null(strstr(isw_json_str(&out), "\"holder\":\"syncagtr session 3 (region 1)\""));
+	tx_clear();
+	r = (struct req){.sw = 252, .size = 1, .pool = 1, .tsi = 1, .host = 5};
+	assert_int_equal(feed(&r, 0), ISW_PKT_TAKEN);
+	assert_int_equal(tx_total(), 0);
+	assert_int_equal(drops(ISW_DROP_SA_GEN), 1);
+	/* After the change, results echo bit 14 and carry no note */
+	region_round(SA_POOL_GEN | 2, 7, 70, SA_FLAG_HELD);
+	region_result(0, 0, SA_POOL_GEN | 2, 70, 0, 0, 0);
+	run("syncagtr session show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"drop_gen\":1"));
+}
+
+static void test_region_change_refused(void **state)
+{
+	(void)state;
+	/* No threads: the switch cannot tell the worker threads' slots apart */
+	refused("syncagtr session region 1 slots 8", "EINVAL");
+	region_session();
+	refused("syncagtr session region 3 slots 7", "EINVAL");        /* not 2 x spt */
+	refused("syncagtr session region 3 slots 8 base 0", "ENOSPC"); /* session 1's slots */
+	refused("syncagtr session region 3 slots 9000", "ERANGE");
+	refused("syncagtr session region 9 slots 8", "ENOENT");
+	/* A refused change changed nothing: packets of the session still work the SwitchML way */
+	region_round(0, 0, 1, 0);
+	region_result(0, 0, 0, 1, 0, 0, 0);
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":0,\"changing\":false"));
+	/* A change to a given base; deleting the session gives back both regions */
+	run("syncagtr session region 3 slots 4 base 100", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"first_slot\":100"));
+	run("syncagtr session del 3", 1);
+	run("budget show", 1);
+	assert_null(strstr(isw_json_str(&out), "syncagtr session 3"));
+}
+
+/* A reset during a change ends it: the new region stays, the old one is given back. */
+static void test_region_change_reset(void **state)
+{
+	(void)state;
+	region_session();
+	run("syncagtr session region 3 slots 16", 1);
+	run("syncagtr session reset 3 keep-workers", 1);
+	run("syncagtr session show 3", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":1,\"changing\":false"));
+	assert_non_null(strstr(isw_json_str(&out), "\"slots\":16"));
+	run("budget show", 1);
+	assert_null(strstr(isw_json_str(&out), "\"holder\":\"syncagtr session 3\""));
+	region_round(SA_POOL_GEN | 3, 0, 5, 0);
+	region_result(1, 0, SA_POOL_GEN | 3, 5, 0, 0, 0);
+}
+
 /* "port l2": the port comes from the MAC's static l2 entry at registration, so the worker is in
  * the group before its first packet and the first completion reaches it. */
 static void test_port_from_l2(void **state)
@@ -1063,6 +1240,9 @@ int main(void)
 	        T(test_uplink_admission),
 	        T(test_uplink_strict),
 	        T(test_uplink_commands),
+	        T(test_region_change),
+	        T(test_region_change_refused),
+	        T(test_region_change_reset),
 	};
 	int rc = cmocka_run_group_tests_name("syncagtr", tests, NULL, NULL);
 	rte_eal_cleanup();
