@@ -212,12 +212,29 @@ SA_VEC_CLONES void sa_pkt_put_f32(uint8_t *buf, const float *restrict src, size_
 	memset(v + 4 * n, 0, 4 * (elems - n));
 }
 
+void sa_pkt_put_gen(uint8_t *buf, unsigned gen, int held)
+{
+	struct sa_hdr *h = (struct sa_hdr *)buf;
+
+	h->pool_index[0] = (uint8_t)((h->pool_index[0] & ~(SA_POOL_GEN >> 8)) |
+	                             ((gen & 1u) ? SA_POOL_GEN >> 8 : 0));
+	h->type_size = (uint8_t)((h->type_size & ~SA_FLAG_HELD) | (held ? SA_FLAG_HELD : 0));
+}
+
 int sa_pkt_parse(const uint8_t *buf, size_t len, unsigned elems, struct sa_pkt *out)
 {
 	struct sa_hdr h;
+	const uint8_t *n = buf + SA_PAYLOAD_LEN(elems);
 
-	if (len != SA_PAYLOAD_LEN(elems))
+	out->note = 0;
+	if (len == SA_PAYLOAD_LEN(elems) + SA_NOTE_LEN && n[0] == SA_NOTE_MAGIC0 &&
+	    n[1] == SA_NOTE_MAGIC1) {
+		out->note = 1;
+		out->note_gen = n[2];
+		out->note_slots = get_be32(n + 8);
+	} else if (len != SA_PAYLOAD_LEN(elems)) {
 		return -EINVAL;
+	}
 	memcpy(&h, buf, sizeof(h));
 	if (h.type_size >> 4 != SA_MSG_TYPE || sa_hdr_size(&h) != sa_size_code(elems))
 		return -EINVAL;
@@ -227,6 +244,7 @@ int sa_pkt_parse(const uint8_t *buf, size_t len, unsigned elems, struct sa_pkt *
 	           (uint32_t)h.tsi[3] << 24;
 	out->slot = sa_hdr_pool(&h) & SA_POOL_SLOT;
 	out->set = (sa_hdr_pool(&h) & SA_POOL_SET) != 0;
+	out->gen = (sa_hdr_pool(&h) & SA_POOL_GEN) != 0;
 	out->e0 = h.e0;
 	out->e1 = h.e1;
 	out->values = buf + sizeof(h);

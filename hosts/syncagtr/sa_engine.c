@@ -51,6 +51,20 @@ struct sa_thread {
 	unsigned tid;
 	struct hx_sock *s; /* this thread's socket of w->hx */
 	uint32_t shift;    /* position in the 2W (slot, set) cycle; carries over between jobs */
+	/*
+	 * The thread's window and region generation (docs/memory.md): W starts as the
+	 * configured window and gen at 0; a result with the region note tells of a change (pend),
+	 * which the thread takes at its next job: W = the new region's slots / threads, gen the
+	 * note's, a fresh cycle (shift 0), and held set on that job's packets (the thread holds
+	 * every result of the old region by then, and says so on every packet from then on: every
+	 * result of any earlier generation). Every worker's thread learns of the change in
+	 * the same job, from the same results, so all of them move at the same job.
+	 */
+	unsigned W, cap; /* window, and the positions win[] has room for */
+	uint8_t gen;
+	int pend;
+	uint8_t pend_gen;
+	uint32_t pend_slots;
 	/* the current job */
 	const uint8_t *in;
 	uint8_t *out;
@@ -208,6 +222,7 @@ struct sa_engine *sa_engine_create(const struct sa_engine_cfg *cfg, char *err, s
 	for (i = 0; i < cfg->threads; i++) {
 		w->th[i].w = w;
 		w->th[i].tid = i;
+		w->th[i].W = w->th[i].cap = cfg->window;
 		w->th[i].win = calloc(cfg->window, sizeof(struct sa_win));
 		if (!w->th[i].win)
 			goto nomem;
@@ -270,7 +285,7 @@ static void *block_out(const struct sa_thread *t, uint64_t b)
 
 static unsigned win_pos(const struct sa_thread *t, uint64_t k)
 {
-	unsigned W = t->w->cfg.window;
+	unsigned W = t->W;
 
 	return (unsigned)((k % (2ull * W) + t->shift) % W);
 }
@@ -290,7 +305,7 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 {
 	const struct sa_engine_cfg *c = &t->w->cfg;
 	struct sa_win *e = &t->win[win_pos(t, k)];
-	unsigned slot, set, W = c->window;
+	unsigned slot, set, W = t->W;
 	uint8_t *buf;
 	int8_t e0 = 0;
 
@@ -315,6 +330,8 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 			sa_pkt_put_i32(buf, NULL, 0, c->elems);
 	}
 	sa_pkt_put_hdr(buf, c->elems, (uint8_t)t->w->job, (uint32_t)k, slot, set, e0);
+	if (t->gen != 0)
+		sa_pkt_put_gen(buf, t->gen, 1);
 	t->txlen[t->ntx] = (uint16_t)SA_PAYLOAD_LEN(c->elems);
 	t->ntx++;
 	t->st.packets++;
@@ -341,7 +358,7 @@ static uint64_t pkt_rto(const struct sa_thread *t, const struct sa_win *e)
 	/* A first-window (or barrier) packet's answer waits for the slowest worker to reach the
 	 * job, which on a loaded host or without a rendezvous is not a network round trip: a
 	 * resend before the others are there is only a drop at the switch. */
-	if ((t->barrier || e->k < c->window) && lo < (uint64_t)c->first_timeout_ms * 1000000ull)
+	if ((t->barrier || e->k < t->W) && lo < (uint64_t)c->first_timeout_ms * 1000000ull)
 		lo = (uint64_t)c->first_timeout_ms * 1000000ull;
 	return host_rtt_timeout(&t->rtt, lo, lo, hi, shift);
 }
@@ -421,11 +438,29 @@ static void deliver(struct sa_thread *t, struct sa_win *e, const struct sa_pkt *
 		sa_pkt_get_i32(block_out(t, k), p, block_len(t, k));
 		return;
 	}
-	if (k >= c->window)
-		sa_pkt_get_f32(block_out(t, k - c->window), p, block_len(t, k - c->window),
-		               e->scale);
+	if (k >= t->W)
+		sa_pkt_get_f32(block_out(t, k - t->W), p, block_len(t, k - t->W), e->scale);
 	if (k < t->blocks)
 		e->scale = sa_scale(p->e0, c->workers);
+}
+
+/*
+ * A result of this job carried the region note of a change the thread has not made: it makes
+ * it at its next job (thread_move). A note whose region the thread cannot split is ignored
+ * (counted bad): the change then never drains, the old region stays, nothing goes wrong.
+ */
+static void take_note(struct sa_thread *t, const struct sa_pkt *p)
+{
+	unsigned threads = t->w->cfg.threads;
+
+	if (p->note_slots < threads || p->note_slots % threads != 0 ||
+	    p->note_slots / threads > SA_SLOTS) {
+		t->st.bad++;
+		return;
+	}
+	t->pend = 1;
+	t->pend_gen = p->note_gen;
+	t->pend_slots = p->note_slots;
 }
 
 static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64_t now)
@@ -445,6 +480,8 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 		t->st.stale++;
 		return;
 	}
+	if (p.note && p.note_gen != t->gen)
+		take_note(t, &p);
 	e = &t->win[win_pos(t, k)];
 	if (!e->active || e->k > k) {
 		/* A resend was answered twice: it was not lost, only late or overtaken. */
@@ -453,8 +490,8 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 			t->reo_wider++;
 		return;
 	}
-	sa_slot_map(t->tid, c->window, t->shift, k, &slot, &set);
-	if (e->k != k || e->held || p.slot != slot || p.set != set) {
+	sa_slot_map(t->tid, t->W, t->shift, k, &slot, &set);
+	if (e->k != k || e->held || p.slot != slot || p.set != set || p.gen != (t->gen & 1u)) {
 		t->st.bad++; /* not a packet of ours in flight: another run's, or a switch bug */
 		return;
 	}
@@ -475,9 +512,9 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 	}
 	/* First-window packets wait for the other workers to start the job: no sample. The end
 	 * of a back-off brings every deadline nearer: look at them again. */
-	if (k >= c->window) {
+	if (k >= t->W) {
 		unsigned backoff = t->rtt.backoff;
-		host_rtt_answer(&t->rtt, e->last_tx, now, e->tries, c->window);
+		host_rtt_answer(&t->rtt, e->last_tx, now, e->tries, t->W);
 		if (backoff && !t->rtt.backoff)
 			t->next_deadline = now;
 	}
@@ -498,13 +535,13 @@ static void on_reply(struct sa_thread *t, const uint8_t *buf, size_t len, uint64
 		/* The exponents set float32 scales: every worker must have got the same ones. Those
 		 * of the results that came back before the last packet of data went out: the
 		 * blocks' (k < nreg - W) of a float32 job, every one of which does. */
-		if (k + c->window < t->nreg)
+		if (k + t->W < t->nreg)
 			t->ck_sent[2] += sa_packet_weight(t->tid, k) *
 			                 (uint32_t)((uint8_t)p.e0 << 8 | (uint8_t)p.e1);
 	}
 	deliver(t, e, &p, k);
-	if (k + c->window < t->total)
-		release(t, e, k + c->window, now);
+	if (k + t->W < t->total)
+		release(t, e, k + t->W, now);
 	else
 		e->active = 0;
 }
@@ -548,7 +585,7 @@ static void rack_resend(struct sa_thread *t, uint64_t now)
 	uint64_t reo = t->rtt.srtt * (4 + t->reo_wider) / 4 + (uint64_t)c->guard_ms * 1000000u;
 
 	t->rack_moved = 0;
-	for (unsigned i = 0; i < c->window; i++) {
+	for (unsigned i = 0; i < t->W; i++) {
 		struct sa_win *e = &t->win[i];
 
 		if (e->active && !e->held && e->last_tx + reo < t->rack_tx) {
@@ -572,7 +609,6 @@ static void rack_resend(struct sa_thread *t, uint64_t now)
  */
 static void check_timeouts(struct sa_thread *t, uint64_t now)
 {
-	const struct sa_engine_cfg *c = &t->w->cfg;
 	struct sa_win *oldest = NULL;
 	uint64_t next = UINT64_MAX, due;
 	unsigned i;
@@ -580,13 +616,13 @@ static void check_timeouts(struct sa_thread *t, uint64_t now)
 	/* A first send here may release the check packet at another position, which sets its
 	 * deadline through set_deadline(): keep that. */
 	t->next_deadline = UINT64_MAX;
-	for (i = 0; i < c->window; i++) {
+	for (i = 0; i < t->W; i++) {
 		struct sa_win *e = &t->win[i];
 		if (!e->active || pkt_due(t, e) > now)
 			continue;
 		if (e->held)
 			send_new(t, e, e->k, now);
-		else if (t->barrier || e->k < c->window)
+		else if (t->barrier || e->k < t->W)
 			resend(t, e, now);
 		else if (!oldest || e->last_tx < oldest->last_tx ||
 		         (e->last_tx == oldest->last_tx && e->k < oldest->k))
@@ -596,7 +632,7 @@ static void check_timeouts(struct sa_thread *t, uint64_t now)
 		resend(t, oldest, now);
 		host_rtt_expired(&t->rtt, now, SA_BACKOFF_MAX);
 	}
-	for (i = 0; i < c->window; i++) {
+	for (i = 0; i < t->W; i++) {
 		struct sa_win *e = &t->win[i];
 		if (e->active && (due = pkt_due(t, e)) < next)
 			next = due;
@@ -697,7 +733,7 @@ static uint64_t neigh_resolve(struct sa_thread *t, uint64_t first)
 static int thread_loop(struct sa_thread *t)
 {
 	const struct sa_engine_cfg *c = &t->w->cfg;
-	uint64_t now, k, first = t->total < c->window ? t->total : c->window;
+	uint64_t now, k, first = t->total < t->W ? t->total : t->W;
 	int n;
 
 	t->next_deadline = UINT64_MAX;
@@ -751,20 +787,50 @@ static void thread_run(void *arg, unsigned tid)
 		host_job_fail(w->runner, t->err, "thread %u: %s", tid, strerror(-t->err));
 }
 
-static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count,
-                           int barrier)
+/*
+ * The change a result's note told of (take_note), at the start of a job: every worker's thread
+ * makes it at the same job, since all of them took every result of the last one. The new
+ * region's slots are fresh (the switch cleared them): a new cycle, no guard to wait out.
+ */
+static int thread_move(struct sa_thread *t)
+{
+	unsigned W = t->pend_slots / t->w->cfg.threads;
+
+	if (W > t->cap) {
+		struct sa_win *nw = realloc(t->win, W * sizeof(*nw));
+		if (!nw)
+			return -ENOMEM;
+		t->win = nw;
+		t->cap = W;
+	}
+	memset(t->win, 0, W * sizeof(*t->win));
+	t->W = W;
+	t->gen = t->pend_gen;
+	t->shift = 0;
+	t->pend = 0;
+	return 0;
+}
+
+static int thread_prepare(struct sa_thread *t, const void *in, void *out, size_t count, int barrier)
 {
 	const struct sa_engine_cfg *c = &t->w->cfg;
 	unsigned i;
+	int moved = t->pend;
 
+	if (t->pend && thread_move(t) < 0) {
+		host_job_fail(t->w->runner, -ENOMEM,
+		              "thread %u: no memory for the window of its new region (%u slots)",
+		              t->tid, t->pend_slots);
+		return -ENOMEM;
+	}
 	sa_slice(count, c->threads, t->tid, &t->off, &t->len);
 	t->in = in;
 	t->out = out;
 	t->blocks = (t->len + c->elems - 1) / c->elems;
-	t->nreg = sa_slice_packets(t->len, c->elems, c->window, c->type);
+	t->nreg = sa_slice_packets(t->len, c->elems, t->W, c->type);
 	t->barrier = barrier;
 	if (barrier) {
-		t->blocks = t->nreg = c->window;
+		t->blocks = t->nreg = t->W;
 		sa_barrier_values(t->bvals, c->elems, c->rank);
 	}
 	t->check = !barrier && t->w->checksums && t->nreg > 0;
@@ -777,10 +843,13 @@ static void thread_prepare(struct sa_thread *t, const void *in, void *out, size_
 	memset(t->ck_sent, 0, sizeof(t->ck_sent));
 	memset(t->ck_got, 0, sizeof(t->ck_got));
 	memset(&t->st, 0, sizeof(t->st));
+	t->st.moves = (uint64_t)moved;
+	t->st.gen = t->gen;
 	publish(t);
 	/* last_tx stays: a position is a slot, and the guard spans jobs. */
-	for (i = 0; i < c->window; i++)
+	for (i = 0; i < t->W; i++)
 		t->win[i].active = 0;
+	return 0;
 }
 
 void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
@@ -794,6 +863,9 @@ void sa_stats_add(struct sa_stats *sum, const struct sa_stats *a)
 	sum->bad += a->bad;
 	sum->held += a->held;
 	sum->stale_state += a->stale_state;
+	sum->moves += a->moves;
+	if (a->gen > sum->gen)
+		sum->gen = a->gen;
 	sum->seconds += a->seconds;
 	if (a->srtt_ms > sum->srtt_ms)
 		sum->srtt_ms = a->srtt_ms;
@@ -849,7 +921,9 @@ static int run_job(struct sa_engine *w, const void *in, void *out, size_t count,
 	int rc;
 
 	for (i = 0; i < c->threads; i++) {
-		thread_prepare(&w->th[i], in, out, count, barrier);
+		rc = thread_prepare(&w->th[i], in, out, count, barrier);
+		if (rc < 0)
+			return rc;
 		total += w->th[i].total;
 	}
 	start = host_now_ns();
@@ -861,7 +935,7 @@ static int run_job(struct sa_engine *w, const void *in, void *out, size_t count,
 	for (i = 0; i < c->threads; i++) {
 		w->th[i].st.srtt_ms = (double)w->th[i].rtt.srtt / 1e6;
 		sa_stats_add(&sum, &w->th[i].st);
-		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, c->window);
+		w->th[i].shift = sa_next_shift(w->th[i].shift, w->th[i].total, w->th[i].W);
 	}
 	if (!barrier) {
 		memset(w->ck_sent, 0, sizeof(w->ck_sent));
@@ -929,6 +1003,23 @@ int sa_engine_verify(struct sa_engine *w, struct sa_stats *st, char *err, size_t
 		snprintf(err, errlen, "result check: the last job ran without checksums");
 		return -EINVAL;
 	}
+}
+
+int sa_engine_set_region(struct sa_engine *w, unsigned gen, unsigned slots)
+{
+	unsigned threads = w->cfg.threads;
+
+	if (gen == 0)
+		return 0;
+	if (slots < threads || slots % threads != 0 || slots / threads > SA_SLOTS)
+		return -EINVAL;
+	for (unsigned i = 0; i < threads; i++) {
+		struct sa_thread *t = &w->th[i];
+		t->pend = 1;
+		t->pend_gen = (uint8_t)gen;
+		t->pend_slots = slots;
+	}
+	return 0;
 }
 
 int sa_engine_barrier(struct sa_engine *w, struct sa_stats *st)

@@ -79,6 +79,14 @@ void sa_slot_map(unsigned tid, unsigned window, uint32_t shift, uint64_t k, unsi
                  unsigned *set);
 uint32_t sa_next_shift(uint32_t shift, uint64_t total, unsigned window);
 
+/*
+ * Starts the worker's threads, from their next job, in region generation gen of slots slots
+ * (sa_session_region's): a window of slots / threads each. For a worker that joins a session
+ * whose region has changed; gen 0 changes nothing. -EINVAL unless the slots split evenly.
+ */
+struct sa_engine;
+int sa_engine_set_region(struct sa_engine *w, unsigned gen, unsigned slots);
+
 /* Size code for an element count (64 -> 1, 256 -> 3), 0 if unsupported. */
 unsigned sa_size_code(unsigned elems);
 
@@ -87,19 +95,29 @@ struct sa_pkt {
 	uint8_t job;   /* job_number */
 	uint32_t tsi;  /* read little-endian, as written */
 	unsigned slot, set;
+	unsigned gen; /* pool index bit 14: the region generation's parity (docs/memory.md) */
 	int8_t e0, e1;
 	const uint8_t *values; /* elems big-endian int32 */
+	/* a result during a region change: the note after the values (syncagtr_proto.h) */
+	int note;
+	uint8_t note_gen;
+	uint32_t note_slots;
 };
 
 /* Writes byte 42..51 of a SwitchML frame (header and exponents) at buf. */
 void sa_pkt_put_hdr(uint8_t *buf, unsigned elems, uint8_t job, uint32_t tsi, unsigned slot,
                     unsigned set, int8_t e0);
+/* Marks a packet built by sa_pkt_put_hdr() for region generation parity gen & 1 (pool index bit
+ * 14) and, with held, as from a worker thread that holds every result of the previous
+ * generation (byte 42 bit 3; docs/memory.md). */
+void sa_pkt_put_gen(uint8_t *buf, unsigned gen, int held);
 /* Writes n host-order values big-endian after the header, zero-padding up to elems. */
 void sa_pkt_put_i32(uint8_t *buf, const int32_t *src, size_t n, unsigned elems);
 /* Quantises n floats with scale (see sa_quantise), zero-padding up to elems. */
 void sa_pkt_put_f32(uint8_t *buf, const float *src, size_t n, unsigned elems, double scale,
                     unsigned workers);
-/* Parses a UDP payload of a result; -EINVAL unless it is a SwitchML packet of `elems` values. */
+/* Parses a UDP payload of a result; -EINVAL unless it is a SwitchML packet of `elems` values,
+ * with or without the region note after them. */
 int sa_pkt_parse(const uint8_t *buf, size_t len, unsigned elems, struct sa_pkt *out);
 void sa_pkt_get_i32(int32_t *dst, const struct sa_pkt *p, size_t n);
 void sa_pkt_get_f32(float *dst, const struct sa_pkt *p, size_t n, double scale);
@@ -177,6 +195,8 @@ struct sa_stats {
 	uint64_t bad;          /* not SwitchML, wrong size, or pool index not matching the tsi */
 	uint64_t held;         /* packets that waited for the guard time */
 	uint64_t stale_state;  /* barrier results with wrong sums: slots holding an earlier run */
+	uint64_t moves;        /* threads that moved to a new region at the job's start */
+	uint64_t gen;          /* the highest region generation of the threads at the end */
 	double srtt_ms;        /* smoothed round trip at the end (max over threads and jobs) */
 	double seconds;
 };

@@ -365,6 +365,40 @@ int sa_session_register_as(const struct sa_engine_cfg *cfg, const struct sa_loca
 	return rc;
 }
 
+int sa_session_region(const char *ctl_path, unsigned session, unsigned *gen, unsigned *slots,
+                      unsigned *threads, char *err, size_t errlen)
+{
+	const struct isw_jv *s, *chg, *old;
+	struct isw_ctl_reply r;
+	int rc = session_show(ctl_path, session, 0, &r, &s, err, errlen);
+
+	if (rc == 0 && !s) {
+		snprintf(err, errlen, "no session %u on the switch", session);
+		rc = -ENOENT;
+	}
+	if (rc == 0) {
+		long g = host_ctl_num(s, "gen"), n = host_ctl_num(s, "slots");
+		chg = isw_jv_get(s, "changing");
+		old = isw_jv_get(s, "old_region");
+		if (chg && chg->type == ISW_JV_BOOL && chg->boolean && old &&
+		    old->type == ISW_JV_OBJECT) {
+			g--;
+			n = host_ctl_num(old, "slots");
+		}
+		*threads = (unsigned)host_ctl_num(s, "threads");
+		if (g < 0 || n <= 0) {
+			snprintf(err, errlen, "session %u: no region generation in its description",
+			         session);
+			rc = -EPROTO;
+		} else {
+			*gen = (unsigned)g;
+			*slots = (unsigned)n;
+		}
+	}
+	isw_ctl_reply_free(&r);
+	return rc;
+}
+
 int sa_session_unregister(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session)
 {
 	char cmd[64];

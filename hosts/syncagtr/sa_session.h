@@ -88,6 +88,15 @@ int sa_session_wait_ports(const struct sa_engine_cfg *cfg, const char *ctl_path,
                           int learned, const char *rejoin, unsigned timeout_ms);
 
 /*
+ * The region generation and slots a worker joining session now must start in (docs/memory.md):
+ * the session's, or, while a region change drains, the old region's (every worker of the job
+ * starts there; the results' notes then move them all at the same job). threads: the session's.
+ * 0, or -errno with a message in err.
+ */
+int sa_session_region(const char *ctl_path, unsigned session, unsigned *gen, unsigned *slots,
+                      unsigned *threads, char *err, size_t errlen);
+
+/*
  * Takes this worker's registration back (syncagtr worker del), so that the next run's
  * rendezvous waits for it again. 0, or -errno (the reply's code when the switch refused).
  */

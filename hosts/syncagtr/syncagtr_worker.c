@@ -394,13 +394,14 @@ static void print_json(const struct opts *o, const struct sa_stats *s, const str
 	       "\"threads\":%u,\"window\":%u,\"repeat\":%u,\"packets\":%" PRIu64
 	       ",\"results\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"rack_resends\":%" PRIu64
 	       ",\"duplicates\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"bad\":%" PRIu64
-	       ",\"held\":%" PRIu64 ",\"stale_state\":%" PRIu64
+	       ",\"held\":%" PRIu64 ",\"stale_state\":%" PRIu64 ",\"region_moves\":%" PRIu64
+	       ",\"region_gen\":%" PRIu64
 	       ",\"srtt_ms\":%.3f,\"seconds\":%.6f,\"goodput_gbps\":%.4f",
 	       o->cfg.rank, o->cfg.workers, o->transport,
 	       o->cfg.type == SA_INT32 ? "int32" : "float32", o->count, o->cfg.elems,
 	       o->cfg.threads, o->cfg.window, o->repeat, s->packets, s->results, s->retransmits,
-	       s->rack_resends, s->duplicates, s->stale, s->bad, s->held, s->stale_state,
-	       s->srtt_ms, s->seconds, gbps);
+	       s->rack_resends, s->duplicates, s->stale, s->bad, s->held, s->stale_state, s->moves,
+	       s->gen, s->srtt_ms, s->seconds, gbps);
 	if (!o->no_barrier)
 		printf(",\"barrier_seconds\":%.6f", o->barrier_s);
 	printf(",\"verify\":%s", o->verify ? "true" : "false");
@@ -455,6 +456,40 @@ static int rendezvous(const struct opts *o)
 		        "within %u s%s\n",
 		        o->cfg.rank, o->cfg.workers, o->session, o->cfg.give_up_s,
 		        rc == -ETIMEDOUT ? " (--give-up-s)" : "");
+	return rc;
+}
+
+/*
+ * --ctl: the region the session's workers use now (its region may have changed under earlier
+ * runs, docs/memory.md), read once every rank is registered: after rank 0's reset, which ends a
+ * change under way, and before anyone sends.
+ */
+static int join_region(const struct opts *o, struct sa_engine *w)
+{
+	unsigned gen, slots, threads;
+	char err[256];
+	int rc;
+
+	if (!o->ctl)
+		return 0;
+	rc = sa_session_region(o->ctl, o->session, &gen, &slots, &threads, err, sizeof(err));
+	if (rc == 0 && gen != 0 && threads != o->cfg.threads) {
+		snprintf(err, sizeof(err),
+		         "session %u's region has changed, and it is split among %u threads: this "
+		         "worker has %u and cannot follow it",
+		         o->session, threads, o->cfg.threads);
+		rc = -EINVAL;
+	} else if (rc == 0 && sa_engine_set_region(w, gen, slots) < 0) {
+		snprintf(err, sizeof(err),
+		         "session %u's region of %u slots does not split among %u threads",
+		         o->session, slots, o->cfg.threads);
+		rc = -EINVAL;
+	}
+	if (rc < 0)
+		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, err);
+	else if (gen != 0 && !o->quiet)
+		fprintf(stderr, "rank %u: session %u is at region generation %u, %u slots\n",
+		        o->cfg.rank, o->session, gen, slots);
 	return rc;
 }
 
@@ -524,7 +559,7 @@ static int run(struct opts *o, struct sa_engine *w, const void *in, void *out)
 	double max_err = 0;
 	unsigned j;
 
-	if (rendezvous(o) < 0 || (!o->no_barrier && barrier(o, w) < 0))
+	if (rendezvous(o) < 0 || join_region(o, w) < 0 || (!o->no_barrier && barrier(o, w) < 0))
 		return 1;
 	for (j = 0; j < o->repeat; j++) {
 		memset(&one, 0, sizeof(one));

@@ -188,13 +188,50 @@ static void test_pkt_build(void **state)
 	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 64, &p), -EINVAL);
 	buf[0] = 0x23;
 	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 256, &p), -EINVAL);
-	/* Bit 14 of the pool index is ignored. */
+	/* Bit 14 of the pool index is not the slot's: the region generation's parity. */
 	buf[0] = 0x13;
 	buf[6] = 0x40;
 	buf[7] = 0x02;
 	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(256), 256, &p), 0);
 	assert_int_equal(p.slot, 2);
 	assert_int_equal(p.set, 0);
+	assert_int_equal(p.gen, 1);
+	assert_int_equal(p.note, 0);
+}
+
+/* The region marks on a packet and the region note after a result's values (docs/memory.md). */
+static void test_packet_region(void **state)
+{
+	uint8_t buf[SA_PAYLOAD_LEN(64) + SA_NOTE_LEN];
+	struct sa_pkt p;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	sa_pkt_put_hdr(buf, 64, 3, 9, 7, 1, 0);
+	sa_pkt_put_gen(buf, 5, 1); /* odd generation, holding */
+	assert_int_equal(buf[0], 0x19);
+	assert_int_equal(buf[6], 0xc0);
+	assert_int_equal(buf[7], 7);
+	sa_pkt_put_gen(buf, 2, 0);
+	assert_int_equal(buf[0], 0x11);
+	assert_int_equal(buf[6], 0x80);
+	/* no note: the plain length only */
+	assert_int_equal(sa_pkt_parse(buf, SA_PAYLOAD_LEN(64), 64, &p), 0);
+	assert_int_equal(p.note, 0);
+	assert_int_equal(p.gen, 0);
+	/* a note: generation, and the new region's slots, big-endian */
+	uint8_t *n = buf + SA_PAYLOAD_LEN(64);
+	n[0] = 'R', n[1] = 'G', n[2] = 6, n[3] = 3;
+	n[8] = 0, n[9] = 0, n[10] = 0x01, n[11] = 0x00;
+	assert_int_equal(sa_pkt_parse(buf, sizeof(buf), 64, &p), 0);
+	assert_int_equal(p.note, 1);
+	assert_int_equal(p.note_gen, 6);
+	assert_int_equal(p.note_slots, 256);
+	assert_int_equal(p.slot, 7);
+	/* 16 bytes more that are not a note: not a result of ours */
+	n[1] = 'X';
+	assert_int_equal(sa_pkt_parse(buf, sizeof(buf), 64, &p), -EINVAL);
+	assert_int_equal(sa_pkt_parse(buf, sizeof(buf) - 1, 64, &p), -EINVAL);
 }
 
 static void test_float_roundtrip(void **state)
@@ -1289,6 +1326,7 @@ int main(void)
 	        cmocka_unit_test_setup(test_slot_map_jobs, knobs_reset),
 	        cmocka_unit_test_setup(test_slice, knobs_reset),
 	        cmocka_unit_test_setup(test_pkt_build, knobs_reset),
+	        cmocka_unit_test_setup(test_packet_region, knobs_reset),
 	        cmocka_unit_test_setup(test_float_roundtrip, knobs_reset),
 	        cmocka_unit_test_setup(test_put_f32_reference, knobs_reset),
 	        cmocka_unit_test_setup(test_gen_deterministic, knobs_reset),

@@ -96,7 +96,7 @@ struct sa_region {
 
 /* How long after a change drained before the session's region may change again: a copy of an
  * old packet delayed in the network must not reach the next change's region (docs/memory.md). */
-#define SA_CHANGE_GUARD_MS 200u
+#define SA_CHANGE_GUARD_MS 50u
 
 struct sa_session {
 	bool valid;
@@ -107,6 +107,9 @@ struct sa_session {
 	bool changing;
 	uint32_t gen;
 	uint32_t drained_ms; /* isw_clock_ms() when the last change drained (control side) */
+	/* changes that drained by every worker thread's flag, and that ended otherwise (a reset,
+	 * or no worker registered any more to flag) */
+	uint32_t changes_drained, changes_ended;
 	struct sa_region old;
 	uint8_t nworkers;
 	uint16_t id;

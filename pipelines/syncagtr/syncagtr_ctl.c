@@ -502,6 +502,7 @@ static int cmd_session_reset(struct isw_cmd_ctx *c, int argc, char **argv)
 		region_holder(holder, sizeof(holder), id, (old.gen - 1) & 1u);
 		isw_budget_give(SA_POOL, holder);
 		s->drained_ms = isw_clock_ms();
+		s->changes_ended++;
 	}
 	if (isw_dp_pause() < 0)
 		return isw_cmd_err(c, EAGAIN,
@@ -613,13 +614,21 @@ ISW_CMD_REGISTER(sa_session_region, "syncagtr session region", "ID slots S [base
                  "thread holds its results (needs threads T; docs/memory.md)",
                  cmd_session_region)
 
-/* Whether every worker thread of a changing session has said it holds every old result. */
-static bool change_drained(const struct sa_session *s)
+/* The ranks registered in a session. */
+static uint32_t live_ranks(const struct sa_session *s)
 {
 	uint32_t live = 0;
 	for (unsigned r = 0; r < SA_WORKERS_MAX; r++)
 		if (s->w[r].valid)
 			live |= 1u << r;
+	return live;
+}
+
+/* Whether every worker thread of a changing session has said it holds every old result (with
+ * no worker registered, nobody holds anything of the old region either). */
+static bool change_drained(const struct sa_session *s)
+{
+	uint32_t live = live_ranks(s);
 	for (unsigned t = 0; t < s->threads; t++)
 		if ((__atomic_load_n(&sa_held[s->id][t], __ATOMIC_RELAXED) & live) != live)
 			return false;
@@ -639,6 +648,10 @@ static void change_tick(void)
 		s->changing = false;
 		s->old.valid = false;
 		s->drained_ms = isw_clock_ms();
+		if (live_ranks(s) != 0)
+			s->changes_drained++;
+		else
+			s->changes_ended++;
 		if (publish() < 0) {
 			*s = was; /* again at the next tick */
 			continue;
@@ -815,6 +828,8 @@ static void region_json(struct isw_json *j, const struct sa_session *s)
 {
 	isw_json_u64(j, "gen", s->gen);
 	isw_json_bool(j, "changing", s->changing);
+	isw_json_u64(j, "changes_drained", s->changes_drained);
+	isw_json_u64(j, "changes_ended", s->changes_ended);
 	if (!s->changing) {
 		isw_json_null(j, "old_region");
 		return;
