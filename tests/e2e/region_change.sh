@@ -76,7 +76,7 @@ changer() {
 echo 0 >"$ISW_TMP/changes"
 changer &
 CHANGER=$!
-ISW_STOP_PIDS+=($CHANGER)
+ISW_STOP_PIDS+=("$CHANGER")
 
 moves=0
 batches=0
@@ -124,7 +124,9 @@ echo "switch: generation $gen; $drained changes drained under the jobs, $ended e
 jq -e '.sessions[0].changing == false' <<<"$show" >/dev/null || isw_fail "still changing"
 [ "$drained" -ge $CHANGES ] || isw_fail "only $drained changes drained under running jobs"
 [ $((drained + ended)) = "$gen" ] || isw_fail "$drained + $ended changes ended, generation $gen"
-[ "$moves" -gt 0 ] && [ "$notes" -gt 0 ] || isw_fail "no worker moved ($moves), no note ($notes)"
+if [ "$moves" -eq 0 ] || [ "$notes" -eq 0 ]; then
+	isw_fail "the workers moved $moves times, $notes results carried the note"
+fi
 holders=$(isw_ctl --json budget show | jq -r '.pools[] | select(.pool | test("syncagtr")) | .holders[].holder')
 [ "$(wc -l <<<"$holders")" = 1 ] || isw_fail "the budget holds more than one region: $holders"
 echo "$drained region changes under $batches batches of jobs with loss, duplication and" \
