@@ -389,9 +389,13 @@ int isw_alloc_plan(struct isw_alloc_job *jobs, unsigned n, uint32_t pool_units,
 		struct isw_alloc_job *j = &jobs[i];
 		j->thr = isw_alloc_thr(j, j->units);
 		j->finish = isw_alloc_finish(j, j->units, now);
-		/* static and fcfs know no deadlines: say what their plan does for one */
-		if (j->deadline > 0 && policy != ISW_ALLOC_EDF)
+		if (j->deadline <= 0)
+			continue;
+		/* static and fcfs know no deadlines, nor does a fixed region: say what the plan
+		 * does for one, and what the deadline needs */
+		if (policy != ISW_ALLOC_EDF || j->fixed)
 			j->cls = j->finish <= j->deadline ? ISW_ALLOC_ON_TIME : ISW_ALLOC_LATE;
+		j->need = isw_alloc_deadline_units(j, now);
 	}
 	return rc;
 }

@@ -162,10 +162,11 @@ struct sa_conf {
 
 /* Per-session counters, one set per worker lcore (plain increments by their only writer). */
 struct sa_counters {
-	uint64_t pkts;         /* admitted SwitchML packets */
-	uint64_t contribs;     /* new contributions (first or added) */
-	uint64_t completions;  /* slots completed: result multicast */
-	uint64_t retx;         /* retransmissions (worker already in the bitmap) */
+	uint64_t pkts;        /* admitted SwitchML packets */
+	uint64_t contribs;    /* new contributions (first or added) */
+	uint64_t completions; /* slots completed: result multicast */
+	uint64_t values; /* values of those results (64 or 256 each): the aggregated bytes / 4 */
+	uint64_t retx;   /* retransmissions (worker already in the bitmap) */
 	uint64_t retx_results; /* ... answered with a unicast result */
 	uint64_t retx_pending; /* ... dropped, the slot not yet complete */
 	uint64_t bad_region;   /* pool index outside the region */
@@ -231,6 +232,13 @@ static inline uint32_t sa_vidx(uint32_t cidx, unsigned chunk)
 {
 	return (chunk & 3u) * (2u * SA_SLOTS) + cidx;
 }
+
+/*
+ * Asks for session id's region to change to slots slots (at switch slot at, or the first free
+ * range with UINT32_MAX): syncagtr session region's work (docs/memory.md), also the allocator's.
+ * Control thread. 0, or -errno with the reason in err.
+ */
+int sa_region_change(uint32_t id, uint32_t slots, uint32_t at, char *err, size_t errlen);
 
 /* The pipeline's packet entry points (fast and strict builds). */
 int sa_process(struct isw_worker *w, struct rte_mbuf *m);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "budget.h"
 #include "cmd.h"
 #include "dp.h"
@@ -521,62 +522,57 @@ ISW_CMD_REGISTER(sa_session_reset, "syncagtr session reset", "ID [keep-workers]"
                  "stay registered, in the new epoch)",
                  cmd_session_reset)
 
-/*
- * A region change (docs/memory.md): the new region is taken from the budget and cleared, the
- * current one kept as the old generation's while it drains, and the session published with
- * both: packets say by bit 14 which one they are for. The data path sets each worker thread's
- * boundary and collects the threads' "held" flags; sa_change_tick() ends the change once every
- * worker thread has said it holds every old result.
- */
-static int cmd_session_region(struct isw_cmd_ctx *c, int argc, char **argv)
+int sa_region_change(uint32_t id, uint32_t slots, uint32_t at, char *err, size_t errlen)
 {
-	uint32_t id, slots, at = UINT32_MAX;
-	struct isw_kv kv[] = {{"slots", NULL}, {"base", NULL}};
-	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 3, 5) < 0 ||
-	    arg_session(c, argv[0], true, &id) < 0 ||
-	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
-		return -EINVAL;
-	if (kv[0].val == NULL)
-		return isw_cmd_err(c, EINVAL, "usage: syncagtr session region %s", c->cmd->usage);
-	if (isw_arg_u32(c, kv[0].val, "slots", 1, SA_SLOTS, &slots) < 0 ||
-	    (kv[1].val && isw_arg_u32(c, kv[1].val, "base", 0, SA_SLOTS - 1, &at) < 0))
-		return -EINVAL;
 	struct sa_session *s = &master.sess[id];
-	if (s->threads == 0)
-		return isw_cmd_err(c, EINVAL,
-		                   "session %u was created without threads: its region can change "
-		                   "only when the switch knows each worker thread's slots (session "
-		                   "add ... threads T)",
-		                   id);
-	if (s->up.on)
-		return isw_cmd_err(
-		        c, EINVAL,
-		        "session %u has an uplink (docs/fabric.md): its region cannot change", id);
-	if (slots % s->threads != 0)
-		return isw_cmd_err(c, EINVAL, "slots %u must be a multiple of threads %u", slots,
-		                   s->threads);
-	if (s->changing)
-		return isw_cmd_err(c, EBUSY,
-		                   "session %u's region is still changing (to generation %u); "
-		                   "'syncagtr session show %u' says when it is done",
-		                   id, s->gen, id);
+	if (!enabled || id == 0 || id > SA_SESSIONS_MAX || !s->valid) {
+		snprintf(err, errlen, "no session %u", id);
+		return -ENOENT;
+	}
+	if (s->threads == 0) {
+		snprintf(err, errlen,
+		         "session %u was created without threads: its region can change only when "
+		         "the switch knows each worker thread's slots (session add ... threads T)",
+		         id);
+		return -EINVAL;
+	}
+	if (s->up.on) {
+		snprintf(err, errlen,
+		         "session %u has an uplink (docs/fabric.md): its region cannot change", id);
+		return -EINVAL;
+	}
+	if (slots == 0 || slots > SA_SLOTS || slots % s->threads != 0) {
+		snprintf(err, errlen, "slots %u must be a multiple of threads %u, at most %u",
+		         slots, s->threads, SA_SLOTS);
+		return -EINVAL;
+	}
+	if (s->changing) {
+		snprintf(err, errlen,
+		         "session %u's region is still changing (to generation %u); 'syncagtr "
+		         "session show %u' says when it is done",
+		         id, s->gen, id);
+		return -EBUSY;
+	}
 	uint32_t now = isw_clock_ms();
-	if (s->gen != 0 && now - s->drained_ms < SA_CHANGE_GUARD_MS)
-		return isw_cmd_err(c, EBUSY,
-		                   "session %u's last region change drained %u ms ago: the next "
-		                   "may follow it by %u ms",
-		                   id, now - s->drained_ms, SA_CHANGE_GUARD_MS);
+	if (s->gen != 0 && now - s->drained_ms < SA_CHANGE_GUARD_MS) {
+		snprintf(
+		        err, errlen,
+		        "session %u's last region change drained %u ms ago: the next may follow it "
+		        "by %u ms",
+		        id, now - s->drained_ms, SA_CHANGE_GUARD_MS);
+		return -EBUSY;
+	}
 	char holder[ISW_BUDGET_NAME_MAX];
 	region_holder(holder, sizeof(holder), id, (s->gen + 1) & 1u);
 	uint32_t base = at;
-	int rc = at == UINT32_MAX
-	                 ? isw_budget_take(SA_POOL, holder, slots, &base, c->err, sizeof(c->err))
-	                 : isw_budget_take_at(SA_POOL, holder, at, slots, c->err, sizeof(c->err));
+	int rc = at == UINT32_MAX ? isw_budget_take(SA_POOL, holder, slots, &base, err, errlen)
+	                          : isw_budget_take_at(SA_POOL, holder, at, slots, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (isw_dp_pause() < 0) {
 		isw_budget_give(SA_POOL, holder);
-		return isw_cmd_err(c, EAGAIN, "workers did not pause: nothing changed");
+		snprintf(err, errlen, "workers did not pause: nothing changed");
+		return -EAGAIN;
 	}
 	range_clear(base, slots);
 	memset(sa_bound[id], 0, sizeof(sa_bound[id]));
@@ -597,12 +593,41 @@ static int cmd_session_region(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (publish() < 0) {
 		*s = was;
 		isw_budget_give(SA_POOL, holder);
-		return isw_cmd_err(c, ENOMEM, "no memory; nothing changed");
+		snprintf(err, errlen, "no memory; nothing changed");
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * A region change (docs/memory.md): the new region is taken from the budget and cleared, the
+ * current one kept as the old generation's while it drains, and the session published with
+ * both: packets say by bit 14 which one they are for. The data path sets each worker thread's
+ * boundary and collects the threads' "held" flags; change_tick() ends the change once every
+ * worker thread has said it holds every old result.
+ */
+static int cmd_session_region(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, slots, at = UINT32_MAX;
+	struct isw_kv kv[] = {{"slots", NULL}, {"base", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 3, 5) < 0 ||
+	    arg_session(c, argv[0], true, &id) < 0 ||
+	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+		return -EINVAL;
+	if (kv[0].val == NULL)
+		return isw_cmd_err(c, EINVAL, "usage: syncagtr session region %s", c->cmd->usage);
+	if (isw_arg_u32(c, kv[0].val, "slots", 1, SA_SLOTS, &slots) < 0 ||
+	    (kv[1].val && isw_arg_u32(c, kv[1].val, "base", 0, SA_SLOTS - 1, &at) < 0))
+		return -EINVAL;
+	char msg[ISW_CMD_ERR_MAX];
+	int rc = sa_region_change(id, slots, at, msg, sizeof(msg));
+	if (rc < 0)
+		return isw_cmd_err(c, -rc, "%s", msg);
+	const struct sa_session *s = &master.sess[id];
 	isw_json_u64(c->out, "session", id);
 	isw_json_u64(c->out, "gen", s->gen);
-	isw_json_u64(c->out, "first_slot", base);
-	isw_json_u64(c->out, "slots", slots);
+	isw_json_u64(c->out, "first_slot", s->base);
+	isw_json_u64(c->out, "slots", s->nslots);
 	isw_json_u64(c->out, "old_first_slot", s->old.base);
 	isw_json_u64(c->out, "old_slots", s->old.nslots);
 	return 0;
@@ -662,6 +687,50 @@ static void change_tick(void)
 	}
 }
 ISW_TICK_REGISTER(sa_change, change_tick)
+
+/* ---- The allocator's kind "syncagtr" (dataplane/alloc.h, docs/memory.md) ---- */
+
+static int alloc_info(uint32_t id, struct isw_alloc_tenant *t, char *err, size_t errlen)
+{
+	if (!enabled || id == 0 || id > SA_SESSIONS_MAX || !master.sess[id].valid) {
+		snprintf(err, errlen, "no syncagtr session %u", id);
+		return -ENOENT;
+	}
+	const struct sa_session *s = &master.sess[id];
+	memset(t, 0, sizeof(*t));
+	t->units = s->nslots;
+	t->base = s->base;
+	t->changing = s->changing;
+	t->movable = s->threads != 0 && !s->up.on;
+	t->granule = s->threads ? s->threads : 1;
+	if (s->up.on)
+		snprintf(t->why, sizeof(t->why), "fixed: a session with an uplink");
+	else if (s->threads == 0)
+		snprintf(t->why, sizeof(t->why),
+		         "fixed: no threads (SwitchML's client cannot follow a change)");
+	uint64_t v = 0;
+	for (unsigned w = 0; w < isw_dp.nb_workers && w < ISW_MAX_WORKERS; w++)
+		v += sa_counters[w][id].values;
+	t->bytes = 4 * v;
+	return 0;
+}
+
+static int alloc_resize(uint32_t id, uint32_t units, char *err, size_t errlen)
+{
+	return sa_region_change(id, units, UINT32_MAX, err, errlen);
+}
+
+static const struct isw_alloc_kind sa_alloc_kind = {
+        .name = "syncagtr",
+        .pool_units = SA_SLOTS,
+        .info = alloc_info,
+        .resize = alloc_resize,
+};
+
+RTE_INIT(sa_alloc_register)
+{
+	isw_alloc_kind_register(&sa_alloc_kind);
+}
 
 /* Field by field: a struct compare would see padding. */
 static bool uplink_eq(const struct sa_uplink *a, const struct sa_uplink *b)

@@ -556,6 +556,7 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 		return ISW_PKT_TAKEN;
 	}
 	cnt->completions++;
+	cnt->values += elems;
 	if (unlikely(s->up.on)) {
 		/* Complete here: the partial sum goes up, one contribution of the parent's. */
 		cnt->up_sent++;

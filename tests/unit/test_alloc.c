@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The aggregator allocator's commands (dataplane/alloc.c, docs/memory.md) on the real control
+ * plane with the SyncAgtr pipeline: jobs registered on sessions, plans applied as region
+ * changes (shrinks first, grows when there is room), fixed sessions left alone, the policies,
+ * and the refusals.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cmd.h"
+#include "dp.h"
+#include "isw_test.h"
+#include "unit_switch.h"
+#include "syncagtr.h"
+#include "worker.h"
+
+static struct isw_worker *w;
+static struct isw_json out;
+
+/* Sessions 1 and 2 (2 threads, 16 slots each), session 3 without threads (SwitchML's way). */
+static const char *const config[] = {
+        "pipeline enable syncagtr",
+        "syncagtr session add 1 ip 10.0.0.254 workers 2 slots 16 threads 2",
+        "syncagtr session add 2 ip 10.0.0.253 workers 2 slots 16 threads 2",
+        "syncagtr session add 3 ip 10.0.0.252 workers 2 slots 8",
+        "alloc period 0",
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	w = isw_unit_up(config, sizeof(config) / sizeof(config[0]), &out);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	/* the allocator's jobs outlive a switch in this process: forget them */
+	(void)isw_cmd_exec("alloc job del a", &out);
+	(void)isw_cmd_exec("alloc job del b", &out);
+	(void)isw_cmd_exec("alloc job del c", &out);
+	isw_unit_run(&out, "alloc policy fcfs", 1);
+	isw_unit_down(w, &out);
+	return 0;
+}
+
+static void run(const char *line)
+{
+	isw_unit_run(&out, line, 1);
+}
+
+static void has(const char *line, const char *want)
+{
+	run(line);
+	if (strstr(isw_json_str(&out), want) == NULL)
+		fail_msg("'%s' gave %s, without %s", line, isw_json_str(&out), want);
+}
+
+/* The session's slots, and whether it is changing, from syncagtr session show. */
+static void session_is(unsigned id, unsigned slots, bool changing)
+{
+	char line[64], want[96];
+	snprintf(line, sizeof(line), "syncagtr session show %u", id);
+	snprintf(want, sizeof(want), "\"slots\":%u,", slots);
+	has(line, want);
+	has(line, changing ? "\"changing\":true" : "\"changing\":false");
+}
+
+static void test_static_split(void **state)
+{
+	(void)state;
+	run("alloc capacity syncagtr 100");
+	run("alloc policy static");
+	/* alone: the whole capacity, asked as a region change of its session */
+	has("alloc job add a syncagtr 1", "\"planned_units\":100");
+	session_is(1, 100, true);
+	/* a second job: the first is changing, so it is planned where it is going and the
+	 * second gets what is left, nothing */
+	has("alloc job add b syncagtr 2", "\"planned_units\":0");
+	session_is(2, 16, false);
+	/* the change ends (a reset does it here), the plan shrinks a first and b has no room
+	 * until a's old region... a's shrink drains */
+	run("syncagtr session reset 1 keep-workers");
+	usleep(60 * 1000); /* a session's region changes at most every 50 ms */
+	has("alloc plan", "\"job\":\"a\"");
+	session_is(1, 50, true);
+	/* b's grow asked too: the budget has room (a's two regions are 100 + 50 of 8192) */
+	session_is(2, 50, true);
+	has("alloc show", "\"planned\":50");
+	has("alloc show", "\"class\":\"best-effort\"");
+	has("alloc show", "\"resizes\":1");
+}
+
+static void test_fixed_session(void **state)
+{
+	(void)state;
+	run("alloc capacity syncagtr 64");
+	run("alloc policy static");
+	has("alloc job add c syncagtr 3", "\"fixed\":true");
+	has("alloc show", "fixed: no threads (SwitchML's client cannot follow a change)");
+	/* its 8 slots are out of the others' share: 64 - 8 */
+	has("alloc job add a syncagtr 1", "\"planned_units\":56");
+	session_is(3, 8, false);
+	session_is(1, 56, true);
+}
+
+static void test_edf_deadline(void **state)
+{
+	(void)state;
+	run("alloc capacity syncagtr 120");
+	run("alloc policy edf");
+	/* at the default figures (4 ms, 0.5 Gbit/s, 1 KiB a slot) a job gains nothing past
+	 * 62.5 MB/s x 0.004 s / 1024 = 245 slots; 1 MB an iteration, 100 of them */
+	has("alloc job add b syncagtr 2 model-mb 1 iters 100", "\"planned_units\":120");
+	/* (b's change ends; while it changes, b is planned where it goes, and nothing moves) */
+	run("syncagtr session reset 2 keep-workers");
+	usleep(60 * 1000);
+	/* a deadline of 5 s: 100 x 1 MB in 5 s is 20 MB/s, 79 slots (80: two threads' worth);
+	 * edf gives it that and the best-effort job the rest, 40 */
+	has("alloc job add a syncagtr 1 deadline-s 5 model-mb 1 iters 100", "\"planned_units\":80");
+	has("alloc show", "\"class\":\"on-time\"");
+	has("alloc show", "\"need\":79");
+	has("alloc show", "\"job\":\"b\",\"kind\":\"syncagtr\",\"id\":2,\"units\":40");
+	session_is(1, 80, true);
+	session_is(2, 40, true);
+	/* the update of its progress re-plans (at the next tick): half done, the need halves */
+	run("alloc job update a done 50");
+	has("alloc plan", "\"need\":40");
+	/* an impossible deadline: late, shares with the best-effort job */
+	run("alloc job update a deadline-s 0.05");
+	has("alloc plan", "\"class\":\"late\"");
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	isw_unit_refused(&out, "alloc job add a atp 1", "ENOENT");
+	isw_unit_refused(&out, "alloc job add a syncagtr 9", "ENOENT");
+	run("alloc job add a syncagtr 1");
+	isw_unit_refused(&out, "alloc job add a syncagtr 2", "EEXIST");
+	isw_unit_refused(&out, "alloc job add b syncagtr 1", "EEXIST");
+	isw_unit_refused(&out, "alloc job add b syncagtr 2 deadline-s 10", "EINVAL");
+	isw_unit_refused(&out, "alloc job add b syncagtr 2 elems 128", "EINVAL");
+	isw_unit_refused(&out, "alloc job add b syncagtr 2 rtt-us 0", "EINVAL");
+	isw_unit_refused(&out, "alloc job add b syncagtr 2 color red", "EINVAL");
+	isw_unit_refused(&out, "alloc job update z done 1", "ENOENT");
+	isw_unit_refused(&out, "alloc job update a done -1", "EINVAL");
+	isw_unit_refused(&out, "alloc policy lottery", "EINVAL");
+	isw_unit_refused(&out, "alloc capacity syncagtr 0", "ERANGE");
+	isw_unit_refused(&out, "alloc capacity syncagtr 9000", "ERANGE");
+	isw_unit_refused(&out, "alloc job del z", "ENOENT");
+	/* nothing refused left anything behind */
+	run("alloc show");
+	if (strstr(isw_json_str(&out), "\"job\":\"b\"") != NULL)
+		fail_msg("a refused job was registered: %s", isw_json_str(&out));
+	/* deleting a job leaves its session's region as it is */
+	run("alloc job del a");
+	has("alloc show", "\"jobs\":[]");
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        T(test_static_split),
+	        T(test_fixed_session),
+	        T(test_edf_deadline),
+	        T(test_refused),
+	};
+	if (isw_test_eal("test-alloc", 4) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
