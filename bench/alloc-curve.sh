@@ -2,8 +2,8 @@
 # The curve the memory allocator's model stands on (docs/memory.md): one SyncAgtr job's goodput
 # as a function of its region size, measured. Four hosts in network namespaces, one switch on
 # their veth ports (net_af_xdp, --idle-sleep-us 200); for each window W of --windows, session 1
-# is made again with 2 x W slots (the shadow-copy rule: a region of S slots carries S / 2
-# packets in flight) and the four workers (syncagtr-worker, 1 thread, window W, 256-value
+# is made again with W slots (a slot keeps one packet in flight: its two sets hold the round
+# being summed and the previous round's result, kept for resends) and the four workers (syncagtr-worker, 1 thread, window W, 256-value
 # packets, checked end to end) allreduce --rounds x W packets of int32 each (every slot used
 # --rounds times); --runs runs a point, interleaved
 # point by point. Prints per region size the median goodput a worker and the workers' smoothed
@@ -45,7 +45,7 @@ ISW_DRIVERS=net_af_xdp isw_switch_start "$BUILD" --pipeline syncagtr --idle-slee
 for ((run = 1; run <= RUNS; run++)); do
 	for w in ${WINDOWS//,/ }; do
 		isw_ctl syncagtr session del 1 >/dev/null 2>&1 || true
-		isw_ctl syncagtr session add 1 ip 10.99.0.254 workers 4 slots $((2 * w)) >/dev/null
+		isw_ctl syncagtr session add 1 ip 10.99.0.254 workers 4 slots "$w" >/dev/null
 		for r in 0 1 2 3; do
 			isw_ctl syncagtr worker add 1 $r mac "02:00:00:00:00:0$((r + 1))" \
 				ip "10.99.0.$((r + 1))" port $r >/dev/null
@@ -63,15 +63,15 @@ for ((run = 1; run <= RUNS; run++)); do
 		secs=$(cat "$ISW_TMP"/?.json | jq -s 'map(.seconds) | max')
 		gb=$(cat "$ISW_TMP"/?.json | jq -s 'map(.goodput_gbps) | min')
 		rtt=$(cat "$ISW_TMP"/?.json | jq -s 'map(.srtt_ms) | sort | (.[1] + .[2]) / 2')
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$run" $((2 * w)) "$w" "$secs" "$gb" "$rtt" >>"$TSV"
-		echo "bench: run $run, $((2 * w)) slots: $gb Gbit/s a worker, srtt $rtt ms" >&2
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$w" "$w" "$secs" "$gb" "$rtt" >>"$TSV"
+		echo "bench: run $run, $w slots: $gb Gbit/s a worker, srtt $rtt ms" >&2
 	done
 done
 
 python3 - "$TSV" "$RUNS" "$ROUNDS" <<'EOF' | tee "$OUT/alloc-curve.txt"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-print("# bench/alloc-curve.sh: one SyncAgtr job of 4 workers, 1 thread, window W = slots / 2, "
+print("# bench/alloc-curve.sh: one SyncAgtr job of 4 workers, 1 thread, window W = slots, "
       "%s x W packets of 256 int32 each, median of %s runs" % (sys.argv[3], sys.argv[2]))
 print("# units goodput_gbps (a worker) srtt_ms")
 for s in sorted({int(r["slots"]) for r in rows}):

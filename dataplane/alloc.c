@@ -174,10 +174,22 @@ static void plan_kind(unsigned k)
 			order[y] = order[y - 1];
 		order[y] = v;
 	}
+	uint64_t held = 0;
+	for (unsigned i = 0; i < n; i++)
+		held += ten[i].units;
 	for (unsigned x = 0; x < n; x++) {
 		unsigned i = order[x];
 		struct job *j = of[i];
 		if (!ten[i].movable || a[i].units == ten[i].units || a[i].units == 0)
+			continue;
+		/* Each change costs the job a drain: one of less than an eighth waits, unless a
+		 * deadline the plan meets needs it, or the jobs hold more than the capacity and
+		 * this gives some back. */
+		uint32_t d = a[i].units > ten[i].units ? a[i].units - ten[i].units
+		                                       : ten[i].units - a[i].units;
+		bool grow = a[i].units > ten[i].units;
+		bool needed = grow ? a[i].cls == ISW_ALLOC_ON_TIME : held > capacity[k];
+		if (!needed && (uint64_t)d * 8 < ten[i].units)
 			continue;
 		char err[128] = "";
 		j->last_rc = j->kind->resize(j->id, a[i].units, err, sizeof(err));

@@ -149,8 +149,11 @@ static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, s
 		sa_session_diagnose(h->ctl, h->session, h->cfg.workers, why, sizeof(why));
 		snprintf(err, errlen, "not every worker registered within %u s: %s",
 		         h->cfg.give_up_s, why);
+		return rc;
 	}
-	return rc;
+	/* the region the session's workers use now (docs/memory.md) */
+	rc = sa_session_join_region(h->ctl, h->session, h->w, &h->cfg, err, errlen);
+	return rc < 0 ? rc : 0;
 }
 
 struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errlen)

@@ -170,7 +170,8 @@ static int session_fits(const struct sa_engine_cfg *cfg, const char *path, unsig
 		snprintf(err, errlen, "session %u exists with %ld workers, not %u", session,
 		         workers, cfg->workers);
 		rc = -EEXIST;
-	} else if (slots < (long)sa_engine_cfg_slots(cfg)) {
+	} else if (host_ctl_num(s, "gen") <= 0 && slots < (long)sa_engine_cfg_slots(cfg)) {
+		/* (a session whose region has changed sets the window: sa_session_join_region) */
 		snprintf(
 		        err, errlen,
 		        "session %u exists with %ld slots; this worker needs %u (threads * window)",
@@ -397,6 +398,30 @@ int sa_session_region(const char *ctl_path, unsigned session, unsigned *gen, uns
 	}
 	isw_ctl_reply_free(&r);
 	return rc;
+}
+
+int sa_session_join_region(const char *ctl_path, unsigned session, struct sa_engine *w,
+                           const struct sa_engine_cfg *cfg, char *err, size_t errlen)
+{
+	unsigned gen, slots, threads;
+	int rc = sa_session_region(ctl_path, session, &gen, &slots, &threads, err, errlen);
+
+	if (rc < 0 || gen == 0)
+		return rc;
+	if (threads != cfg->threads) {
+		snprintf(err, errlen,
+		         "session %u's region has changed, and it is split among %u threads: this "
+		         "worker has %u and cannot follow it",
+		         session, threads, cfg->threads);
+		return -EINVAL;
+	}
+	if (sa_engine_set_region(w, gen, slots) < 0) {
+		snprintf(err, errlen,
+		         "session %u's region of %u slots does not split among %u threads", session,
+		         slots, cfg->threads);
+		return -EINVAL;
+	}
+	return (int)gen;
 }
 
 int sa_session_unregister(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session)

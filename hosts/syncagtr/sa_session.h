@@ -97,6 +97,16 @@ int sa_session_region(const char *ctl_path, unsigned session, unsigned *gen, uns
                       unsigned *threads, char *err, size_t errlen);
 
 /*
+ * Reads that region (sa_session_region) and starts w's threads in it from their next job
+ * (sa_engine_set_region): for a worker that has registered and met the others at the
+ * rendezvous, before it sends. Returns the generation (0: the session never changed), or -errno
+ * with a message in err (the session's region changed and w's threads cannot follow it).
+ */
+struct sa_engine;
+int sa_session_join_region(const char *ctl_path, unsigned session, struct sa_engine *w,
+                           const struct sa_engine_cfg *cfg, char *err, size_t errlen);
+
+/*
  * Takes this worker's registration back (syncagtr worker del), so that the next run's
  * rendezvous waits for it again. 0, or -errno (the reply's code when the switch refused).
  */

@@ -466,31 +466,18 @@ static int rendezvous(const struct opts *o)
  */
 static int join_region(const struct opts *o, struct sa_engine *w)
 {
-	unsigned gen, slots, threads;
 	char err[256];
-	int rc;
+	int gen;
 
 	if (!o->ctl)
 		return 0;
-	rc = sa_session_region(o->ctl, o->session, &gen, &slots, &threads, err, sizeof(err));
-	if (rc == 0 && gen != 0 && threads != o->cfg.threads) {
-		snprintf(err, sizeof(err),
-		         "session %u's region has changed, and it is split among %u threads: this "
-		         "worker has %u and cannot follow it",
-		         o->session, threads, o->cfg.threads);
-		rc = -EINVAL;
-	} else if (rc == 0 && sa_engine_set_region(w, gen, slots) < 0) {
-		snprintf(err, sizeof(err),
-		         "session %u's region of %u slots does not split among %u threads",
-		         o->session, slots, o->cfg.threads);
-		rc = -EINVAL;
-	}
-	if (rc < 0)
+	gen = sa_session_join_region(o->ctl, o->session, w, &o->cfg, err, sizeof(err));
+	if (gen < 0)
 		fprintf(stderr, "syncagtr-worker: rank %u: %s\n", o->cfg.rank, err);
 	else if (gen != 0 && !o->quiet)
-		fprintf(stderr, "rank %u: session %u is at region generation %u, %u slots\n",
-		        o->cfg.rank, o->session, gen, slots);
-	return rc;
+		fprintf(stderr, "rank %u: session %u is at region generation %d\n", o->cfg.rank,
+		        o->session, gen);
+	return gen < 0 ? gen : 0;
 }
 
 /* With --ctl, after a job or the barrier gave up: what the switch says of the session (missing

@@ -6,7 +6,8 @@
         comm.allreduce(tensor)          # in place: the sum over the workers
 
 inswitch.ddp has the hook that makes PyTorch's DistributedDataParallel aggregate its
-gradients through the switch. The package wraps libinswitch-host (ctypes); docs/training.md
+gradients through the switch; inswitch.alloc registers jobs with the switch's aggregator
+allocator (docs/memory.md). The package wraps libinswitch-host (ctypes); docs/training.md
 is its guide.
 """
 
