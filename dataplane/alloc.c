@@ -48,6 +48,9 @@ static uint32_t capacity[ISW_ALLOC_KINDS_MAX];
 static struct job jobs[JOBS_MAX];
 static enum isw_alloc_policy policy = ISW_ALLOC_FCFS;
 static uint32_t period_ms = 1000;
+/* The share of the time to a deadline the plan keeps in hand: it plans to finish that much
+ * before it, for what the model misses and the time a change takes to reach the workers. */
+static double margin = 0.1;
 static double last_plan;
 static bool dirty;
 
@@ -101,7 +104,8 @@ static void job_model(const struct job *j, const struct isw_alloc_tenant *t,
 	/* a SyncAgtr slot keeps one packet in flight (its two sets: the round and the last one's
 	 * result, kept for resends): a packet's payload a round trip */
 	a->unit_bytes = 4.0 * j->elems;
-	a->deadline = j->deadline;
+	double now = now_s();
+	a->deadline = j->deadline > now ? now + (j->deadline - now) * (1 - margin) : j->deadline;
 	a->min_units = j->min_units > t->granule ? j->min_units : t->granule;
 	a->units = t->units;
 	a->base = t->base;
@@ -455,6 +459,20 @@ ISW_CMD_REGISTER(alloc_period, "alloc period", "MS",
                  "update (0: only then; default 1000)",
                  cmd_period)
 
+static int cmd_margin(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	double pct = 0;
+	if (isw_arg_count(c, argc, 1, 1) < 0 || arg_double(c, argv[0], "margin", 0, 90, &pct) < 0)
+		return -EINVAL;
+	margin = pct / 100;
+	plan_all();
+	return 0;
+}
+ISW_CMD_REGISTER(alloc_margin, "alloc margin", "PCT",
+                 "plan each deadline job to finish PCT per cent of its time early (0..90; "
+                 "default 10): room for what the model misses and for a change to take effect",
+                 cmd_margin)
+
 static const char *class_name(enum isw_alloc_class k)
 {
 	return k == ISW_ALLOC_ON_TIME ? "on-time" : k == ISW_ALLOC_LATE ? "late" : "best-effort";
@@ -523,6 +541,7 @@ static int cmd_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	double now = now_s();
 	isw_json_str_kv(c->out, "policy", isw_alloc_policy_name(policy));
 	isw_json_u64(c->out, "period_ms", period_ms);
+	isw_json_dbl(c->out, "margin_pct", margin * 100);
 	isw_json_arr_open(c->out, "kinds");
 	for (unsigned k = 0; k < ISW_ALLOC_KINDS_MAX; k++) {
 		if (kinds[k] == NULL)

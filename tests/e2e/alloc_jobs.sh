@@ -2,14 +2,16 @@
 # End to end: three SyncAgtr jobs sharing a small pool under the allocator (docs/memory.md).
 # Six hosts, one switch: job a on h1, h2 (session 1), b on h3, h4 (session 2), c on h5, h6
 # (session 3), each session of 1 thread and 8 slots to start; 1 % drop, duplication and
-# reordering on every port. The allocator (policy ALLOC_POLICY, default edf; capacity 192 slots,
+# reordering on every port (ALLOC_FAULTS=0: none). The allocator (policy ALLOC_POLICY, default
+# edf; capacity ALLOC_CAPACITY slots, default 192,
 # below the three jobs' peak needs of 245 each) has c as a best-effort job and a and b with
 # deadlines (ALLOC_DEADLINES "A B" seconds from their start, default "20 30"), registered
-# through the Python package (inswitch.alloc). Each job runs BATCHES batches of REPEAT
-# iterations (syncagtr-worker --ctl --repeat, 64 Ki int32 a worker and iteration, --check:
-# every result against the sum computed here); after each batch its driver reports the
-# iterations done (Allocator.update), and the next batch's workers join the session's region as
-# it is then. c starts first, a and b a second later. Passes when:
+# through the Python package (inswitch.alloc). Each job runs ALLOC_BATCHES (4) batches of
+# ALLOC_REPEAT (5) iterations (syncagtr-worker --ctl --repeat, ALLOC_COUNT Ki int32 a worker and
+# iteration, default 64, --check: every result against the sum computed here); after each batch
+# its driver reports the iterations done and the round trip measured (Allocator.update: the
+# one that gives the batch's goodput with the session's slots), and the next batch's workers
+# join the session's region as it is then. c starts first, a and b a second later. Passes when:
 #   - every iteration of every job is exact and verified;
 #   - under edf: in some sample of 'alloc show' while all three run, a and b are on time with at
 #     least the units their deadlines need and no change under way, and c holds no more than
@@ -34,9 +36,9 @@ REPEAT=${ALLOC_REPEAT:-5}
 CAPACITY=${ALLOC_CAPACITY:-192}
 JOBS=${ALLOC_JOBS:-a b c}
 FAULTS=${ALLOC_FAULTS:-1}
-COUNT=64Ki
+COUNT=${ALLOC_COUNT:-64}  # Ki int32 a worker and iteration
 ITERS=$((BATCHES * REPEAT))
-MODEL_MB=0.262144 # 64 Ki int32
+MODEL_MB=$(awk -v k="$COUNT" 'BEGIN { printf "%.6f", k * 4096 / 1e6 }')
 
 isw_topo_create 6
 isw_switch_start "$build" --pipeline syncagtr || isw_fail "switch did not start"
@@ -53,6 +55,7 @@ if [ "$FAULTS" = 1 ]; then
 fi
 isw_ctl alloc policy "$POLICY" >/dev/null
 isw_ctl alloc capacity syncagtr "$CAPACITY" >/dev/null
+isw_ctl alloc period "${ALLOC_PERIOD:-1000}" >/dev/null
 echo "switch on $ISW_DRIVER ports; allocator $POLICY, capacity $CAPACITY slots"
 
 # the allocator through the Python package
@@ -71,7 +74,7 @@ job() {
 		for r in 0 1; do
 			isw_ns $((h0 + r)) "$worker" --rank $r --workers 2 --switch-ip 10.99.0.25$sess \
 				--ctl "$ISW_CTL_SOCK" --session "$sess" --threads 1 --window 8 \
-				--count $COUNT --repeat "$REPEAT" --check --timeout-ms 10 \
+				--count "${COUNT}Ki" --repeat "$REPEAT" --check --timeout-ms 10 \
 				--first-timeout-ms 40 --json --quiet \
 				>"$ISW_TMP/$name.$b.$r.json" 2>"$ISW_TMP/$name.$b.$r.err" &
 			pids[r]=$!
@@ -84,7 +87,12 @@ job() {
 				return 1
 			fi
 		done
-		alloc_py "a.update('$name', done=$((b * REPEAT)))"
+		# the progress, and the round trip measured: the one that gives the goodput the
+		# batch had with the slots the session had at its end (guard and CPUs included)
+		rtt=$(isw_ctl --json syncagtr session show "$sess" | jq --slurpfile w \
+			"$ISW_TMP/$name.$b.0.json" '.sessions[0].slots * 1024 * 8 /
+			($w[0].goodput_gbps * 1e3) | if . > 0 and . < 1e7 then . else 4000 end')
+		alloc_py "a.update('$name', done=$((b * REPEAT)), rtt_us=$rtt)"
 	done
 	end=$(date +%s.%N)
 	echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" \
@@ -106,7 +114,9 @@ if [[ " $JOBS " == *" b "* ]]; then
 	job b 2 3 "$DL_B" &
 	jb=$!
 fi
-ISW_STOP_PIDS+=("$ja" "$jb" "$jc")
+for j in $ja $jb $jc; do
+	[ "$j" = 0 ] || ISW_STOP_PIDS+=("$j") # (0 would be the process group)
+done
 
 # watch the plan while all three run
 followed=0

@@ -31,6 +31,7 @@ static const char *const config[] = {
         "syncagtr session add 2 ip 10.0.0.253 workers 2 slots 16 threads 2",
         "syncagtr session add 3 ip 10.0.0.252 workers 2 slots 8",
         "alloc period 0",
+        "alloc margin 0",
 };
 
 static int setup(void **state)
@@ -48,6 +49,7 @@ static int teardown(void **state)
 	(void)isw_cmd_exec("alloc job del b", &out);
 	(void)isw_cmd_exec("alloc job del c", &out);
 	isw_unit_run(&out, "alloc policy fcfs", 1);
+	isw_unit_run(&out, "alloc margin 10", 1);
 	isw_unit_down(w, &out);
 	return 0;
 }
@@ -134,6 +136,10 @@ static void test_edf_deadline(void **state)
 	/* the update of its progress re-plans (at the next tick): half done, the need halves */
 	run("alloc job update a done 50");
 	has("alloc plan", "\"need\":40");
+	/* a margin of 50 %: the plan aims at half the time left, the need doubles */
+	run("alloc margin 50");
+	has("alloc plan", "\"need\":79");
+	run("alloc margin 0");
 	/* an impossible deadline: late, shares with the best-effort job */
 	run("alloc job update a deadline-s 0.05");
 	has("alloc plan", "\"class\":\"late\"");
@@ -156,6 +162,7 @@ static void test_refused(void **state)
 	isw_unit_refused(&out, "alloc policy lottery", "EINVAL");
 	isw_unit_refused(&out, "alloc capacity syncagtr 0", "ERANGE");
 	isw_unit_refused(&out, "alloc capacity syncagtr 9000", "ERANGE");
+	isw_unit_refused(&out, "alloc margin 95", "EINVAL");
 	isw_unit_refused(&out, "alloc job del z", "ENOENT");
 	/* nothing refused left anything behind */
 	run("alloc show");
