@@ -61,7 +61,9 @@ void isw_alloc_kind_register(const struct isw_alloc_kind *k)
 			return;
 		if (kinds[i] == NULL) {
 			kinds[i] = k;
-			capacity[i] = k->pool_units;
+			/* a change holds the old region and the new one until it drains: at most
+			 * half the pool shared leaves room for any one change */
+			capacity[i] = k->pool_units / 2;
 			return;
 		}
 	}
@@ -152,6 +154,15 @@ static void plan_kind(unsigned k)
 			at += a[i].fixed;
 		}
 	int rc = isw_alloc_plan(a, n, capacity[k], policy, now);
+	if (rc == -EINVAL)
+		for (unsigned i = 0; i < n; i++) {
+			of[i]->last_rc = -EINVAL;
+			snprintf(of[i]->last_err, sizeof(of[i]->last_err),
+			         "no plan: the fixed regions (and those changing) hold more than "
+			         "the "
+			         "capacity of %u",
+			         capacity[k]);
+		}
 	/* Sizes the tenant can take, whole granules: up for a deadline the plan meets (a
 	 * granule short would miss it), down for the rest. */
 	for (unsigned i = 0; i < n; i++) {
@@ -441,8 +452,8 @@ static int cmd_capacity(struct isw_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 ISW_CMD_REGISTER(alloc_capacity, "alloc capacity", "KIND UNITS",
-                 "the units of KIND's pool the allocator shares among its jobs (default: the "
-                 "whole pool)",
+                 "the units of KIND's pool the allocator shares among its jobs (default: half "
+                 "the pool, so that any one change finds room for its new region)",
                  cmd_capacity)
 
 static int cmd_period(struct isw_cmd_ctx *c, int argc, char **argv)

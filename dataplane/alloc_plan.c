@@ -52,10 +52,16 @@ uint32_t isw_alloc_deadline_units(const struct isw_alloc_job *j, double now)
 	if (thr > j->peak)
 		return 0;
 	double u = ceil(thr * j->rtt / j->unit_bytes);
-	/* the rounding of thr x rtt / unit_bytes must not leave it a hair short */
-	while (u < UINT32_MAX && isw_alloc_finish(j, (uint32_t)u, now) > j->deadline)
+	uint32_t peak = isw_alloc_peak_units(j);
+	if (u > peak)
+		return 0;
+	if (u < min_units(j))
+		u = min_units(j);
+	/* the rounding of thr x rtt / unit_bytes must not leave it a hair short (a few units at
+	 * most: past the peak units more buys nothing) */
+	while (u <= peak && isw_alloc_finish(j, (uint32_t)u, now) > j->deadline)
 		u++;
-	return u < min_units(j) ? min_units(j) : (uint32_t)u;
+	return u > peak ? 0 : (uint32_t)u;
 }
 
 /* Insertion sort of idx[0..k) by key (stable: ties keep the order given). */

@@ -62,6 +62,7 @@ struct sa_thread {
 	 */
 	unsigned W, cap; /* window, and the positions win[] has room for */
 	uint8_t gen;
+	int moved; /* it has moved (or joined) once: its packets name gen's parity and hold */
 	int pend;
 	uint8_t pend_gen;
 	uint32_t pend_slots;
@@ -330,7 +331,7 @@ static void tx_queue(struct sa_thread *t, uint64_t k)
 			sa_pkt_put_i32(buf, NULL, 0, c->elems);
 	}
 	sa_pkt_put_hdr(buf, c->elems, (uint8_t)t->w->job, (uint32_t)k, slot, set, e0);
-	if (t->gen != 0)
+	if (t->moved) /* (gen is 8 bits on the wire: 256 changes bring it back to 0) */
 		sa_pkt_put_gen(buf, t->gen, 1);
 	t->txlen[t->ntx] = (uint16_t)SA_PAYLOAD_LEN(c->elems);
 	t->ntx++;
@@ -453,8 +454,7 @@ static void take_note(struct sa_thread *t, const struct sa_pkt *p)
 {
 	unsigned threads = t->w->cfg.threads;
 
-	if (p->note_slots < threads || p->note_slots % threads != 0 ||
-	    p->note_slots / threads > SA_SLOTS) {
+	if (p->note_slots < threads || p->note_slots % threads != 0 || p->note_slots > SA_SLOTS) {
 		t->st.bad++;
 		return;
 	}
@@ -806,6 +806,7 @@ static int thread_move(struct sa_thread *t)
 	memset(t->win, 0, W * sizeof(*t->win));
 	t->W = W;
 	t->gen = t->pend_gen;
+	t->moved = 1;
 	t->shift = 0;
 	t->pend = 0;
 	return 0;
@@ -1011,7 +1012,7 @@ int sa_engine_set_region(struct sa_engine *w, unsigned gen, unsigned slots)
 
 	if (gen == 0)
 		return 0;
-	if (slots < threads || slots % threads != 0 || slots / threads > SA_SLOTS)
+	if (slots < threads || slots % threads != 0 || slots > SA_SLOTS)
 		return -EINVAL;
 	for (unsigned i = 0; i < threads; i++) {
 		struct sa_thread *t = &w->th[i];

@@ -649,6 +649,13 @@ static uint32_t live_ranks(const struct sa_session *s)
 	return live;
 }
 
+/* Forgets that rank said it holds every old result: another process of the rank has not. */
+static void held_clear(uint32_t id, uint32_t rank)
+{
+	for (unsigned t = 0; t < SA_THREADS_MAX; t++)
+		__atomic_fetch_and(&sa_held[id][t], ~(1u << rank), __ATOMIC_RELAXED);
+}
+
 /* Whether every worker thread of a changing session has said it holds every old result (with
  * no worker registered, nobody holds anything of the old region either). */
 static bool change_drained(const struct sa_session *s)
@@ -1134,6 +1141,7 @@ static int cmd_worker_add(struct isw_cmd_ctx *c, int argc, char **argv)
 		return isw_cmd_err(c, rc == -ENODEV ? ENODEV : ENOMEM,
 		                   rc == -ENODEV ? "port %u does not exist" : "no memory", port);
 	}
+	held_clear(id, rank); /* a new member holds nothing of an old region */
 	return 0;
 }
 ISW_CMD_REGISTER(sa_worker_add, "syncagtr worker add", "ID RANK mac MAC ip IP port PORT|l2|auto",
@@ -1162,6 +1170,7 @@ static int cmd_worker_del(struct isw_cmd_ctx *c, int argc, char **argv)
 	 * writes its learn cell: clear it, or a later "port auto" worker of this rank would
 	 * inherit the port. */
 	isw_reg_set(sa_regs[SA_REG_LEARN], (id - 1) * SA_WORKERS_MAX + rank, 0, 0);
+	held_clear(id, rank);
 	group_update(s);
 	return 0;
 }

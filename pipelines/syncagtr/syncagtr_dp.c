@@ -203,8 +203,11 @@ static __rte_always_inline void sa_note_add(struct isw_worker *w, struct rte_mbu
 	if (!(b & SA_BOUND_SET))
 		return;
 	uint32_t len = sa_frame_len(elems);
-	if (rte_pktmbuf_data_len(m) > len)
-		rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
+	if (!rte_pktmbuf_is_contiguous(m))
+		return; /* (a chained frame goes without: another result brings the note) */
+	if (rte_pktmbuf_pkt_len(m) > len &&
+	    rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - len)) != 0)
+		return;
 	struct sa_note *n = (struct sa_note *)rte_pktmbuf_append(m, SA_NOTE_LEN);
 	if (n == NULL)
 		return;
