@@ -40,7 +40,7 @@
 	_(SA_EPOCH, "sa-epoch", "SwitchML packet of a worker not registered in the current epoch") \
 	_(SA_UP_STALE, "sa-up-stale",                                                              \
 	  "SwitchML result from the parent switch for no round its slot waits on")                 \
-	_(SA_UP_DUP, "sa-up-dup", "SwitchML result from the parent switch already taken")         \
+	_(SA_UP_DUP, "sa-up-dup", "SwitchML result from the parent switch already taken")          \
 	_(SA_GEN, "sa-gen", "SwitchML packet for a region generation the session no longer has")
 
 enum isw_drop {
