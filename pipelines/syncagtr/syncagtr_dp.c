@@ -572,7 +572,9 @@ static __rte_always_inline int sa_data(struct isw_worker *w, struct rte_mbuf *m,
 		/* The thread's first completion in the old region after the request sets its
 		 * boundary (docs/memory.md): every worker learns it from this result or a later
 		 * one, before it may send the packet a window after this one. */
-		if (s->changing && old != NULL) {
+		if (s->changing && old != NULL &&
+		    !(__atomic_load_n(&sa_bound[e->session][thread], __ATOMIC_RELAXED) &
+		      SA_BOUND_SET)) { /* a load first: the locked CAS once per thread */
 			uint64_t none = 0;
 			uint64_t b = SA_BOUND_SET | (uint64_t)h->job_number << 32 | sa_hdr_tsi(h);
 			__atomic_compare_exchange_n(&sa_bound[e->session][thread], &none, b, false,
