@@ -46,6 +46,15 @@ struct atp_app {
 	 * bitmap covers these worker bits; 0: a single switch, complete at num_worker
 	 * contributions */
 	uint32_t mask;
+	/* Its aggregators (docs/memory.md, ATP): gen 0, the shared range [0, pool) of every app
+	 * that has no region; else its own [rbase, rbase + rsize), and, while the change that gave
+	 * it runs, the old one [obase, obase + osize): claims there until claim_old is cleared
+	 * (every worker moved, or the change's time ran out), then only releases (ACKs, resends)
+	 * until none of the app's claims is left in it. Results carry the region (atp_note_put). */
+	uint16_t gen;
+	uint16_t rbase, obase;
+	uint32_t rsize, osize; /* 0: none */
+	bool claim_old;
 };
 
 #define ATP_LEASE_DEFAULT_MS 1000u
@@ -83,10 +92,18 @@ struct atp_counters {
 	uint64_t drops;       /* frames of the app dropped (any reason) */
 	uint64_t joins;       /* JOIN frames (seq 0, worker to PS) passed to the PS */
 	uint64_t announces;   /* ANNOUNCE frames (seq 0 ACK, PS to workers) multicast */
+	/* apps with a region of their own (a third line, touched only by them) */
+	uint64_t outside; /* frames for an aggregator outside the app's region: to the PS as
+	                   * they are (or, ACKs, to the workers), no aggregator touched */
+	uint64_t notes;   /* results and ANNOUNCEs that carried the region note */
 } __rte_cache_aligned;
 
-/* Two cache lines, as before the job check: its fields share the first with the hot counters. */
-_Static_assert(sizeof(struct atp_counters) == 128, "atp_counters: two cache lines");
+/* The job check's fields share the first line with the hot counters; regions have a third. */
+_Static_assert(sizeof(struct atp_counters) == 192, "atp_counters: three cache lines");
+
+/* Per app: the workers (bitmap bits) seen claiming in the new region since the change was
+ * asked for; written by the data path (an OR, once per worker), reset by the control thread. */
+extern uint32_t atp_moved[ATP_APPS_MAX + 1];
 
 /*
  * Per app: the job it runs now (docs/atp.md, Job lifetime), written by the lcore that passes an
@@ -109,6 +126,13 @@ extern struct atp_conf *atp_conf_cur;
 extern struct isw_reg *atp_regs[ATP_REG_NB];
 extern struct atp_counters atp_counters[ISW_MAX_WORKERS][ATP_APPS_MAX + 1];
 extern struct atp_job_name atp_jobs[ATP_APPS_MAX + 1];
+
+/*
+ * Gives app id a region of its own of size aggregators (at base at, or the first free range:
+ * UINT32_MAX) under its running job (docs/memory.md, ATP); control thread. 0 or -errno with the
+ * reason in err (-EBUSY: the last change still drains; -ENOSPC: no room).
+ */
+int atp_region_change(uint32_t id, uint32_t size, uint32_t at, char *err, size_t errlen);
 
 int atp_process(struct isw_worker *w, struct rte_mbuf *m);
 int atp_process_strict(struct isw_worker *w, struct rte_mbuf *m);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "atp.h"
+#include "alloc.h"
 #include "budget.h"
 #include "cmd.h"
 #include "dp.h"
@@ -27,6 +28,7 @@ struct atp_conf *atp_conf_cur;
 struct isw_reg *atp_regs[ATP_REG_NB];
 struct atp_counters atp_counters[ISW_MAX_WORKERS][ATP_APPS_MAX + 1];
 struct atp_job_name atp_jobs[ATP_APPS_MAX + 1];
+uint32_t atp_moved[ATP_APPS_MAX + 1];
 
 static struct atp_conf *master; /* what the next snapshot is copied from */
 
@@ -57,13 +59,13 @@ static void pool_clear(void)
 		isw_reg_clear(atp_regs[i]);
 }
 
-/* The whole pool is one shared range: apps do not partition it, they share it first come
- * first served, so the budget shows one holder for all of them. */
+/* The shared range [0, n): apps without a region of their own do not partition it, they share
+ * it first come first served, so the budget shows one holder for all of them. The apps' own
+ * regions (atp app region) are taken from the rest of the pool. */
 static int pool_take(uint32_t n, char *err, size_t errlen)
 {
-	uint32_t base;
 	isw_budget_give(ATP_POOL_NAME, "atp apps (shared)");
-	return isw_budget_take(ATP_POOL_NAME, "atp apps (shared)", n, &base, err, errlen);
+	return isw_budget_take_at(ATP_POOL_NAME, "atp apps (shared)", 0, n, err, errlen);
 }
 
 static int atp_enable(struct isw_reg **regs, char *err, size_t errlen)
@@ -176,6 +178,16 @@ static int need_enabled(struct isw_cmd_ctx *c)
  * counts those its ANNOUNCEs named). */
 static uint64_t ctl_jobs[ATP_APPS_MAX + 1];
 
+/* A change lets the old region take claims until every worker claimed in the new one, or for
+ * this long (workers that do not follow: their frames then go to the PS). */
+#define ATP_CHANGE_MAX_MS 2000u
+
+/* Control thread only, per app slot: when its change was asked for, and the changes ended. */
+static struct {
+	uint32_t asked_ms;
+	uint64_t changes, drained;
+} regions[ATP_APPS_MAX + 1];
+
 /*
  * Names job as app slot's current job (docs/atp.md, Job lifetime): a new generation if the job
  * changes, so every lcore adopts it at its next frame of the app. The data path may name one at
@@ -249,6 +261,7 @@ static int cmd_app_add(struct isw_cmd_ctx *c, int argc, char **argv)
 	 * this slot is taken for this one's. */
 	job_name(slot, 0, true);
 	ctl_jobs[slot] = 0;
+	memset(&regions[slot], 0, sizeof(regions[slot]));
 	master->apps[slot] = a;
 	master->index[id] = (uint8_t)slot;
 	if (publish() < 0) {
@@ -266,11 +279,11 @@ ISW_CMD_REGISTER(atp_app_add, "atp app add",
                  "register app APP: N workers behind PORTS, parameter server(s) per PSIndex",
                  cmd_app_add)
 
-/* Frees the aggregators app id holds (workers paused); returns how many. */
-static uint32_t app_release(uint32_t id)
+/* Frees the aggregators app id holds in [from, to) (workers paused); returns how many. */
+static uint32_t range_release(uint32_t id, uint32_t from, uint32_t to)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < master->pool; i++) {
+	for (uint32_t i = from; i < to && i < ATP_POOL_MAX; i++) {
 		if (isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0) >> 16 != id)
 			continue;
 		for (unsigned r = 0; r < ATP_REG_NB; r++)
@@ -278,6 +291,42 @@ static uint32_t app_release(uint32_t id)
 		n++;
 	}
 	return n;
+}
+
+/* Frees the aggregators app id holds, in the shared range and its own regions (workers
+ * paused); returns how many. */
+static uint32_t app_release(uint32_t id)
+{
+	const struct atp_app *a = &master->apps[master->index[id]];
+	uint32_t n = range_release(id, 0, master->pool);
+	if (a->gen != 0)
+		n += range_release(id, a->rbase, a->rbase + a->rsize);
+	if (a->osize != 0 && a->gen > 1)
+		n += range_release(id, a->obase, a->obase + a->osize);
+	return n;
+}
+
+/* The budget's name for app id's region of generation parity par. */
+static void region_holder(char *buf, size_t len, unsigned id, unsigned par)
+{
+	if (par & 1u)
+		snprintf(buf, len, "atp app %u (region 1)", id);
+	else
+		snprintf(buf, len, "atp app %u", id);
+}
+
+/* Gives back the regions app a holds (it is deleted). */
+static void regions_give(const struct atp_app *a)
+{
+	char holder[ISW_BUDGET_NAME_MAX];
+	if (a->gen == 0)
+		return;
+	region_holder(holder, sizeof(holder), a->id, a->gen);
+	isw_budget_give(ATP_POOL_NAME, holder);
+	if (a->osize != 0 && a->gen > 1) {
+		region_holder(holder, sizeof(holder), a->id, a->gen - 1u);
+		isw_budget_give(ATP_POOL_NAME, holder);
+	}
 }
 
 /*
@@ -305,8 +354,13 @@ static int cmd_app_del(struct isw_cmd_ctx *c, int argc, char **argv)
 		rc = isw_cmd_err(c, EAGAIN, "workers did not pause; app %u kept", id);
 		goto restore;
 	}
+	master->apps[slot] = old; /* for app_release's regions */
+	master->index[id] = (uint8_t)slot;
 	uint32_t freed = app_release(id);
+	memset(&master->apps[slot], 0, sizeof(master->apps[slot]));
+	master->index[id] = 0;
 	isw_dp_resume();
+	regions_give(&old);
 	isw_mc_destroy(old.group);
 	isw_json_u64(c->out, "app", id);
 	isw_json_u64(c->out, "aggregators_freed", freed);
@@ -375,6 +429,11 @@ static int cmd_app_fabric(struct isw_cmd_ctx *c, int argc, char **argv)
 	    arg_app(c, argv[0], true, &id) < 0)
 		return -EINVAL;
 	struct atp_app *a = &master->apps[master->index[id]];
+	if (a->gen != 0)
+		return isw_cmd_err(c, EBUSY,
+		                   "app %u has a region of its own (atp app region): a fabric's "
+		                   "levels share the range their hosts hash into",
+		                   id);
 	if (argc == 2 && strcmp(argv[1], "off") == 0) {
 		mask = 0;
 	} else if (argc == 3 && strcmp(argv[1], "ranks") == 0) {
@@ -409,6 +468,217 @@ ISW_CMD_REGISTER(atp_app_fabric, "atp app fabric", "APP ranks R[,R...] | APP off
                  "switch",
                  cmd_app_fabric)
 
+/* ---- Regions of their own (docs/memory.md, ATP) ---- */
+
+/*
+ * Gives app id a region of its own of size aggregators (at base at, or first fit; UINT32_MAX)
+ * under its running job: the new region is taken from the budget and cleared, the current one
+ * kept as the old while the change runs. -EBUSY while the last change's old region still
+ * drains. err says why.
+ */
+int atp_region_change(uint32_t id, uint32_t size, uint32_t at, char *err, size_t errlen)
+{
+	if (master == NULL) {
+		snprintf(err, errlen, "atp is not enabled (pipeline enable atp)");
+		return -ENOTSUP;
+	}
+	unsigned slot = id <= UINT16_MAX ? master->index[id] : 0;
+	if (slot == 0) {
+		snprintf(err, errlen, "no atp app %u", id);
+		return -ENOENT;
+	}
+	struct atp_app *a = &master->apps[slot];
+	if (a->mask != 0) {
+		snprintf(err, errlen,
+		         "app %u is a level of a fabric: its hosts hash into the "
+		         "shared range",
+		         id);
+		return -EBUSY;
+	}
+	if (a->osize != 0) {
+		snprintf(err, errlen,
+		         "app %u's last region change is still under way (its old "
+		         "region drains)",
+		         id);
+		return -EBUSY;
+	}
+	if (size == 0 || size > ATP_POOL_MAX) {
+		snprintf(err, errlen, "a region has 1 to %u aggregators", ATP_POOL_MAX);
+		return -EINVAL;
+	}
+	char holder[ISW_BUDGET_NAME_MAX];
+	region_holder(holder, sizeof(holder), id, a->gen + 1u);
+	uint32_t base = at;
+	int rc = at == UINT32_MAX
+	                 ? isw_budget_take(ATP_POOL_NAME, holder, size, &base, err, errlen)
+	                 : isw_budget_take_at(ATP_POOL_NAME, holder, at, size, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (base + size > 65536u) {
+		isw_budget_give(ATP_POOL_NAME, holder);
+		snprintf(err, errlen, "aggregator indices are 16 bits");
+		return -EINVAL;
+	}
+	if (isw_dp_pause() < 0) {
+		isw_budget_give(ATP_POOL_NAME, holder);
+		snprintf(err, errlen, "workers did not pause: nothing changed");
+		return -EAGAIN;
+	}
+	for (unsigned r = 0; r < ATP_REG_NB; r++)
+		isw_reg_clear_range(atp_regs[r], base, size);
+	__atomic_store_n(&atp_moved[slot], 0, __ATOMIC_RELAXED);
+	isw_dp_resume();
+	struct atp_app was = *a;
+	a->obase = a->gen == 0 ? 0 : a->rbase;
+	a->osize = a->gen == 0 ? master->pool : a->rsize;
+	a->rbase = (uint16_t)base;
+	a->rsize = size;
+	a->gen = (uint16_t)(a->gen + 1u == 0x10000u ? 2u : a->gen + 1u);
+	a->claim_old = true;
+	if (publish() < 0) {
+		*a = was;
+		isw_budget_give(ATP_POOL_NAME, holder);
+		snprintf(err, errlen, "no memory; nothing changed");
+		return -ENOMEM;
+	}
+	regions[slot].asked_ms = isw_clock_ms();
+	regions[slot].changes++;
+	return 0;
+}
+
+static int cmd_app_region(struct isw_cmd_ctx *c, int argc, char **argv)
+{
+	uint32_t id, size, at = UINT32_MAX;
+	struct isw_kv kv[] = {{"size", NULL}, {"base", NULL}};
+	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 3, 5) < 0 ||
+	    arg_app(c, argv[0], true, &id) < 0 ||
+	    isw_arg_kv(c, argc - 1, argv + 1, kv, RTE_DIM(kv)) < 0)
+		return -EINVAL;
+	if (kv[0].val == NULL)
+		return isw_cmd_err(c, EINVAL, "usage: atp app region %s", c->cmd->usage);
+	if (isw_arg_u32(c, kv[0].val, "size", 1, ATP_POOL_MAX, &size) < 0 ||
+	    (kv[1].val && isw_arg_u32(c, kv[1].val, "base", 0, ATP_POOL_MAX - 1, &at) < 0))
+		return -EINVAL;
+	char msg[ISW_CMD_ERR_MAX];
+	int rc = atp_region_change(id, size, at, msg, sizeof(msg));
+	if (rc < 0)
+		return isw_cmd_err(c, -rc, "%s", msg);
+	const struct atp_app *a = &master->apps[master->index[id]];
+	isw_json_u64(c->out, "app", id);
+	isw_json_u64(c->out, "gen", a->gen);
+	isw_json_u64(c->out, "first_agtr", a->rbase);
+	isw_json_u64(c->out, "aggregators", a->rsize);
+	isw_json_u64(c->out, "old_first_agtr", a->obase);
+	isw_json_u64(c->out, "old_aggregators", a->osize);
+	return 0;
+}
+ISW_CMD_REGISTER(atp_app_region, "atp app region", "APP size N [base B]",
+                 "give app APP a region of its own of N aggregators (at B, or the first free "
+                 "range past the shared one) under its running job: results carry the region, "
+                 "inswitch's workers move at their next call, the old region drains before it "
+                 "is given back (docs/memory.md)",
+                 cmd_app_region)
+
+/* Whether none of app a's claims in its old region is left (a lapsed one is not a claim). */
+static bool old_drained(const struct atp_app *a)
+{
+	uint32_t now = isw_clock_ms();
+	for (uint32_t i = a->obase; i < a->obase + a->osize; i++) {
+		/* No pause: a word load; once claim_old is off no claim of the app lands here,
+		 * so what is seen free stays free. */
+		uint32_t owner = (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 0);
+		if (owner == 0 || owner >> 16 != a->id)
+			continue;
+		int32_t age = (int32_t)(now - (uint32_t)isw_reg_get(atp_regs[ATP_REG_OWNER], i, 1));
+		if (master->lease_ms == 0 || age <= (int32_t)master->lease_ms)
+			return false;
+	}
+	return true;
+}
+
+/* Moves the changes on: the old region stops taking claims once every worker claimed in the new
+ * one (or the change's time ran out), and is dropped and given back once drained. */
+static void region_tick(void)
+{
+	if (master == NULL)
+		return;
+	uint32_t now = isw_clock_ms();
+	for (unsigned slot = 1; slot <= ATP_APPS_MAX; slot++) {
+		struct atp_app *a = &master->apps[slot];
+		if (!a->valid || a->osize == 0)
+			continue;
+		struct atp_app was = *a;
+		if (a->claim_old) {
+			uint32_t all = a->nworkers >= 32 ? UINT32_MAX : (1u << a->nworkers) - 1u;
+			uint32_t moved = __atomic_load_n(&atp_moved[slot], __ATOMIC_RELAXED);
+			if ((moved & all) != all &&
+			    now - regions[slot].asked_ms < ATP_CHANGE_MAX_MS)
+				continue;
+			a->claim_old = false;
+			if (publish() < 0)
+				*a = was; /* again at the next tick */
+			continue;
+		}
+		if (!old_drained(a))
+			continue;
+		a->osize = 0;
+		a->obase = 0;
+		if (publish() < 0) {
+			*a = was;
+			continue;
+		}
+		regions[slot].drained++;
+		if (a->gen > 1) {
+			char holder[ISW_BUDGET_NAME_MAX];
+			region_holder(holder, sizeof(holder), a->id, a->gen - 1u);
+			isw_budget_give(ATP_POOL_NAME, holder);
+		}
+	}
+}
+ISW_TICK_REGISTER(atp_region, region_tick)
+
+/* ---- The allocator's kind "atp" (dataplane/alloc.h, docs/memory.md) ---- */
+
+static int alloc_info(uint32_t id, struct isw_alloc_tenant *t, char *err, size_t errlen)
+{
+	unsigned slot = master != NULL && id <= UINT16_MAX ? master->index[id] : 0;
+	if (slot == 0) {
+		snprintf(err, errlen, "no atp app %u", id);
+		return -ENOENT;
+	}
+	const struct atp_app *a = &master->apps[slot];
+	memset(t, 0, sizeof(*t));
+	t->units = a->gen != 0 ? a->rsize : 0;
+	t->base = a->gen != 0 ? a->rbase : 0;
+	t->changing = a->osize != 0;
+	t->movable = a->mask == 0;
+	t->granule = 1;
+	if (a->mask != 0)
+		snprintf(t->why, sizeof(t->why), "fixed: a level of a fabric");
+	uint64_t v = 0;
+	for (unsigned w = 0; w < isw_dp.nb_workers && w < ISW_MAX_WORKERS; w++)
+		v += atp_counters[w][slot].aggregated;
+	t->bytes = 4 * ATP_VALUES * v;
+	return 0;
+}
+
+static int alloc_resize(uint32_t id, uint32_t units, char *err, size_t errlen)
+{
+	return atp_region_change(id, units, UINT32_MAX, err, errlen);
+}
+
+static const struct isw_alloc_kind atp_alloc_kind = {
+        .name = "atp",
+        .pool_units = ATP_POOL_MAX,
+        .info = alloc_info,
+        .resize = alloc_resize,
+};
+
+RTE_INIT(atp_alloc_register)
+{
+	isw_alloc_kind_register(&atp_alloc_kind);
+}
+
 static void app_counters(unsigned slot, struct atp_counters *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -429,6 +699,8 @@ static void app_counters(unsigned slot, struct atp_counters *t)
 		t->joins += x->joins;
 		t->announces += x->announces;
 		t->jobs += x->jobs;
+		t->outside += x->outside;
+		t->notes += x->notes;
 	}
 	t->jobs += ctl_jobs[slot];
 }
@@ -471,6 +743,24 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		int32_t ago = (int32_t)(isw_clock_ms() - at);
 		isw_json_u64(c->out, "job", (uint32_t)named);
 		isw_json_u64(c->out, "job_started_ms_ago", ago > 0 ? (uint32_t)ago : 0);
+		isw_json_u64(c->out, "region_gen", a->gen);
+		if (a->gen != 0) {
+			isw_json_u64(c->out, "first_agtr", a->rbase);
+			isw_json_u64(c->out, "aggregators", a->rsize);
+		} else {
+			isw_json_str_kv(c->out, "first_agtr", "shared");
+			isw_json_u64(c->out, "aggregators", master->pool);
+		}
+		const char *phase = a->osize == 0 ? "-" : a->claim_old ? "moving" : "draining";
+		isw_json_str_kv(c->out, "change", phase);
+		if (a->osize != 0) {
+			isw_json_u64(c->out, "old_first_agtr", a->obase);
+			isw_json_u64(c->out, "old_aggregators", a->osize);
+			isw_json_strf(c->out, "moved", "0x%08x",
+			              __atomic_load_n(&atp_moved[i], __ATOMIC_RELAXED));
+		}
+		isw_json_u64(c->out, "region_changes", regions[i].changes);
+		isw_json_u64(c->out, "regions_drained", regions[i].drained);
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
@@ -481,8 +771,8 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 			continue;
 		struct atp_counters t;
 		app_counters(i, &t);
-		uint64_t to_ps =
-		        t.completions + t.dup_results + t.collisions + t.resends + t.overflow;
+		uint64_t to_ps = t.completions + t.dup_results + t.collisions + t.resends +
+		                 t.overflow + t.outside;
 		isw_json_obj_open(c->out, NULL);
 		isw_json_u64(c->out, "app", a->id);
 		isw_json_u64(c->out, "pkts", t.pkts + t.overflow);
@@ -501,6 +791,8 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "joins", t.joins);
 		isw_json_u64(c->out, "announces", t.announces);
 		isw_json_u64(c->out, "jobs", t.jobs);
+		isw_json_u64(c->out, "outside", t.outside);
+		isw_json_u64(c->out, "notes", t.notes);
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
@@ -599,7 +891,7 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	uint32_t i;
 	if (need_enabled(c) < 0 || isw_arg_count(c, argc, 1, 1) < 0 ||
-	    isw_arg_u32(c, argv[0], "aggregator", 0, master->pool - 1, &i) < 0)
+	    isw_arg_u32(c, argv[0], "aggregator", 0, ATP_POOL_MAX - 1, &i) < 0)
 		return -EINVAL;
 	int32_t vals[ATP_VALUES];
 	if (isw_dp_pause() < 0)

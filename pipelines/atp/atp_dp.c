@@ -31,6 +31,15 @@ static inline int to_ps(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p, in
 	return ISW_PKT_TAKEN;
 }
 
+/* A result or ANNOUNCE of an app with a region of its own carries it (atp_note_put). */
+static inline void note(const struct atp_app *a, uint8_t *p, struct atp_counters *cnt)
+{
+	if (likely(a->gen == 0))
+		return;
+	atp_note_put(p + ATP_OFF_HDR, a->gen, a->rbase, a->rsize);
+	cnt->notes++;
+}
+
 /*
  * inswitch's job frames (docs/atp.md, Job lifetime), seq 0, which ATP's data never uses: a JOIN
  * (worker to PS) goes to the PS untouched and unchecked; an ANNOUNCE (an ACK from the PS port)
@@ -58,6 +67,7 @@ static __rte_noinline int atp_job_frame(struct isw_worker *w, struct rte_mbuf *m
 		}
 	}
 	cnt->announces++;
+	note(a, p, cnt);
 	isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
 	return ISW_PKT_TAKEN;
 }
@@ -75,6 +85,46 @@ static __rte_noinline void atp_adopt(struct isw_worker *w, struct atp_counters *
 		since = cnt->since + 1;
 	cnt->adopted = named;
 	cnt->since = since;
+}
+
+/*
+ * An app with a region of its own (docs/memory.md, ATP), on the lcore that owns the aggregator:
+ * whether the frame may touch it. Claims are taken in the current region, and in the old one
+ * while the change runs; releases (ACKs, resends) in both while the old one drains. A frame for
+ * any other aggregator touches none: a worker's goes to the PS as it is (the PS sums partial
+ * frames), an ACK to the workers. Results carry the region. A worker's claim in the current
+ * region while the old one still takes claims says it moved. True: the frame is taken.
+ */
+static __rte_noinline bool atp_region(struct isw_worker *w, struct rte_mbuf *m, uint8_t *p,
+                                      const struct atp_app *a, unsigned ai,
+                                      struct atp_counters *cnt, uint32_t agtr, bool ack,
+                                      bool resend, int16_t ps)
+{
+	bool cur = agtr - a->rbase < a->rsize;
+	bool old = !cur && agtr - a->obase < a->osize;
+	if (ack) {
+		note(a, p, cnt);
+		if (cur || old)
+			return false;
+		cnt->pkts++;
+		cnt->acks++;
+		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
+		return true;
+	}
+	if (cur) {
+		if (a->claim_old && !resend) {
+			uint32_t bit = atp_be32(p + ATP_OFF_HDR);
+			if ((__atomic_load_n(&atp_moved[ai], __ATOMIC_RELAXED) & bit) != bit)
+				__atomic_fetch_or(&atp_moved[ai], bit, __ATOMIC_RELAXED);
+		}
+		return false;
+	}
+	if (old && (resend || a->claim_old))
+		return false;
+	cnt->pkts++;
+	cnt->outside++;
+	to_ps(w, m, p, ps);
+	return true;
 }
 
 /* A frame that touches no aggregator (overflow) against the app's job, on any lcore. */
@@ -140,11 +190,12 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		/* An overflow ACK touches no aggregator (p4ml.p4): straight to the workers. */
 		cnt->pkts++;
 		cnt->acks++;
+		note(a, p, cnt);
 		isw_mcast(w, m, a->group, ISW_MC_NO_EXCLUDE, NULL, NULL, 0);
 		return ISW_PKT_TAKEN;
 	}
 	uint32_t agtr = atp_be16(h->agtr);
-	if (unlikely(agtr >= c->pool)) {
+	if (unlikely(agtr >= (a->gen == 0 ? c->pool : ATP_POOL_MAX))) {
 		drop(w, m, cnt, ISW_DROP_ATP_AGTR);
 		return ISW_PKT_TAKEN;
 	}
@@ -162,6 +213,8 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		return ISW_PKT_TAKEN;
 	}
 	uint32_t since = cnt->since;
+	if (unlikely(a->gen != 0) && atp_region(w, m, p, a, ai, cnt, agtr, ack, resend, ps))
+		return ISW_PKT_TAKEN;
 	isw_pass_begin(pass);
 	cnt->pkts++;
 	uint32_t key = (uint32_t)app_id << 16 | seq;

@@ -35,6 +35,12 @@
 #define ATP_F_COLLISION 0x02u /* aggregator busy (to the PS); in an ACK: new agtr in len_tensor */
 #define ATP_F_ACK       0x01u /* result from the PS */
 
+/* The region note (docs/memory.md, ATP): in an ACK or ANNOUNCE of an app whose region has
+ * changed, the switch sets dataIndex (a PS clears it in ACKs) and writes the app's region over
+ * two fields workers do not read in results: bitmap := first aggregator << 16 | aggregators
+ * (modulo 2^16: 0 stands for 65536), agtr2 := the region's generation. */
+#define ATP_F_NOTE ATP_F_DATAINDEX
+
 #define ATP_PSINDEX_SHIFT 5u
 #define ATP_PS_MAX        4u /* PSIndex is two bits */
 
@@ -73,6 +79,15 @@ static inline void atp_put32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+}
+
+/* Writes the region note into the ATP header hdr (offset 34 of the frame). */
+static inline void atp_note_put(uint8_t *hdr, uint16_t gen, uint16_t base, uint32_t size)
+{
+	hdr[5] |= ATP_F_NOTE;
+	atp_put16(hdr, base);
+	atp_put16(hdr + 2, (uint16_t)size);
+	atp_put16(hdr + 12, gen);
 }
 
 /* The IPv4 template every host puts at bytes 14..33 (ATP's common/packet.h). */

@@ -551,7 +551,7 @@ static void expect_job(unsigned app, const char *job, unsigned jobs)
 	run(cmd, 1);
 	snprintf(want, sizeof(want), "\"job\":%s,\"job_started_ms_ago\":", job);
 	assert_non_null(strstr(isw_json_str(&out), want));
-	snprintf(want, sizeof(want), "\"jobs\":%u}", jobs);
+	snprintf(want, sizeof(want), "\"jobs\":%u,", jobs);
 	assert_non_null(strstr(isw_json_str(&out), want));
 }
 
@@ -822,7 +822,7 @@ static void test_commands_refuse_cleanly(void **state)
 	isw_unit_refused(&out, "atp app add 4 workers 2 ps 3", "EINVAL");
 	run("atp app add 0 workers 2 ports 0 ps 3", 0);
 	run("atp pool resize 40000", 0);
-	run("atp agtr show 64", 0);
+	run("atp agtr show 32768", 0);
 	run("atp app show", 1);
 	assert_null(strstr(isw_json_str(&out), "\"app\":4"));
 	run("atp app del 2", 1);
@@ -830,6 +830,162 @@ static void test_commands_refuse_cleanly(void **state)
 	struct fr f = {.app = 2, .seq = 1, .agtr = 1, .nw = 2, .id = 0};
 	feed(&f, 2);
 	assert_int_equal(drops(ISW_DROP_ATP_APP), 1);
+}
+
+/* The app's fields of 'atp app show APP' contain want. */
+static void expect_app(unsigned app, const char *want)
+{
+	char cmd[32];
+	snprintf(cmd, sizeof(cmd), "atp app show %u", app);
+	run(cmd, 1);
+	if (strstr(isw_json_str(&out), want) == NULL)
+		fail_msg("'%s' not in %s", want, isw_json_str(&out));
+}
+
+/* The region note of a result (docs/memory.md, ATP): dataIndex set, bitmap = first << 16 |
+ * size, agtr2 = generation. */
+static void expect_note(const uint8_t *x, uint16_t gen, uint16_t first, uint16_t size)
+{
+	assert_true(x[39] & ATP_F_NOTE);
+	assert_int_equal(get32(x + 34), (uint32_t)first << 16 | size);
+	assert_int_equal(atp_be16(x + 46), gen);
+}
+
+/*
+ * A region of its own under a running job (docs/memory.md, ATP): a window in flight in the
+ * shared range completes there while the change runs; results carry the new region; claims in
+ * the new region say which workers moved; once all have, the old range takes no claim (a frame
+ * there goes to the PS as it is) but still releases (ACK, resend); it drains once no claim of
+ * the app is left; a second change waits for that. Another app cannot reach the region.
+ */
+static void test_region_change_in_flight(void **state)
+{
+	(void)state;
+	w->now_ms = isw_clock_ms(); /* claims dated now: none has lapsed when the drain looks */
+	/* In flight in the shared range: seq 1 (agtr 5) and seq 2 (agtr 6), worker 0's. */
+	struct fr a = {.app = 1, .seq = 1, .agtr = 5, .nw = 3, .id = 0, .base = 1};
+	feed(&a, 0);
+	struct fr b = {.app = 1, .seq = 2, .agtr = 6, .nw = 3, .id = 0, .base = 1};
+	feed(&b, 0);
+	run("atp app region 1 size 8", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":1,\"first_agtr\":64,\"aggregators\":8,"
+	                                           "\"old_first_agtr\":0,\"old_aggregators\":64"));
+	expect_app(1, "\"change\":\"moving\"");
+	/* The window in flight completes in the old range. */
+	a.id = 1;
+	feed(&a, 1);
+	a.id = 2;
+	feed(&a, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 7);
+	tx_clear();
+	/* Its ACK frees the aggregator and tells the workers the new region. */
+	struct fr ack = {.app = 1, .seq = 1, .agtr = 5, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK};
+	feed(&ack, 3);
+	assert_int_equal(w->tx[0].n, 1);
+	expect_note(tx_frame(0, 0), 1, 64, 8);
+	assert_int_equal(tx_frame(0, 0)[39], ATP_F_ACK | ATP_F_NOTE);
+	run("atp agtr show 5", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+	tx_clear();
+	/* Workers 0 and 1 move: claims in the new region. */
+	struct fr n = {.app = 1, .seq = 3, .agtr = 66, .nw = 3, .id = 0, .base = 2};
+	feed(&n, 0);
+	n.id = 1;
+	feed(&n, 1);
+	expect_app(1, "\"moved\":\"0x00000003\"");
+	isw_tick_run();
+	expect_app(1, "\"change\":\"moving\""); /* worker 2 has not */
+	/* An aggregator in neither region: to the PS as it is, nothing claimed. */
+	struct fr o = {.app = 1, .seq = 4, .agtr = 100, .nw = 3, .id = 0, .base = 3};
+	feed(&o, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 1, 3);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 1);
+	assert_int_equal(tx_frame(3, 0)[39], ATP_F_DATAINDEX);
+	run("atp agtr show 100", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+	tx_clear();
+	n.id = 2;
+	feed(&n, 0);
+	assert_int_equal(w->tx[3].n, 1); /* seq 3 complete in the new region */
+	check_values(tx_frame(3, 0), 3, 6);
+	tx_clear();
+	isw_tick_run();
+	/* Every worker moved; seq 2 still held in the old range: draining. */
+	expect_app(1, "\"change\":\"draining\"");
+	struct fr late = {.app = 1, .seq = 9, .agtr = 9, .nw = 3, .id = 1, .base = 4};
+	feed(&late, 1); /* a claim in the old range: refused, to the PS */
+	assert_int_equal(w->tx[3].n, 1);
+	run("atp agtr show 9", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+	tx_clear();
+	/* A second change waits for the drain. */
+	isw_unit_refused(&out, "atp app region 1 size 4", "EBUSY");
+	isw_tick_run();
+	expect_app(1, "\"change\":\"draining\"");
+	/* Worker 1's resend of seq 2 releases it (flushes worker 0's part to the PS). */
+	b.id = 1;
+	b.flag = ATP_F_RESEND;
+	feed(&b, 1);
+	assert_int_equal(w->tx[3].n, 1);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 3);
+	check_values(tx_frame(3, 0), 2, 2);
+	isw_tick_run();
+	expect_app(1, "\"change\":\"-\"");
+	expect_app(1, "\"region_changes\":1,\"regions_drained\":1");
+	/* App 2 (shared range [0, 64)) cannot reach app 1's region. */
+	struct fr x = {.app = 2, .seq = 1, .agtr = 66, .nw = 2, .id = 0};
+	feed(&x, 2);
+	assert_int_equal(drops(ISW_DROP_ATP_AGTR), 1);
+	/* Back to back: another region; the first one is held until it drains. */
+	run("atp app region 1 size 4", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"gen\":2,\"first_agtr\":72,\"aggregators\":4,"
+	                                           "\"old_first_agtr\":64,\"old_aggregators\":8"));
+	run("budget show", 1);
+	assert_non_null(strstr(isw_json_str(&out), "atp app 1 (region 1)"));
+	n.agtr = 65; /* worker 0's claim in the old region while moving: taken */
+	n.seq = 5;
+	n.id = 0;
+	feed(&n, 0);
+	run("atp agtr show 65", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":true,\"app\":1,\"seq\":5"));
+	struct fr ack5 = {.app = 1, .seq = 5, .agtr = 65, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK};
+	tx_clear();
+	feed(&ack5, 3);
+	expect_note(tx_frame(1, 0), 2, 72, 4);
+	run("atp app del 1", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"aggregators_freed\":1")); /* seq 3 */
+	run("budget show", 1);
+	assert_null(strstr(isw_json_str(&out), "atp app 1"));
+}
+
+/* An ANNOUNCE of an app with a region carries it (a worker that joins late starts there); an
+ * app of a fabric cannot have one, nor an app with one become a fabric's level. */
+static void test_region_announce_and_refusals(void **state)
+{
+	(void)state;
+	isw_unit_refused(&out, "atp app region 1 size 0", "ERANGE");
+	isw_unit_refused(&out, "atp app region 1 size 40000", "ERANGE");
+	isw_unit_refused(&out, "atp app region 9 size 4", "ENOENT");
+	isw_unit_refused(&out, "atp app region 1 base 70", "EINVAL");
+	isw_unit_refused(&out, "atp app region 1 size 8 base 60", "ENOSPC"); /* the shared range */
+	run("atp app region 1 size 8 base 200", 1);
+	struct fr ann = {.app = 1, .seq = 0, .nw = 3, .bitmap = 1, .flag = ATP_F_ACK, .job = 7};
+	feed(&ann, 3);
+	expect_note(tx_frame(0, 0), 1, 200, 8);
+	assert_int_equal(atp_counters[0][1].notes, 1);
+	isw_unit_refused(&out, "atp app fabric 1 ranks 0", "EBUSY");
+	run("atp app fabric 2 ranks 0", 1);
+	isw_unit_refused(&out, "atp app region 2 size 8", "EBUSY");
+	/* App 2 never changed: its results are as the PS sent them. */
+	run("atp app fabric 2 off", 1);
+	struct fr ack = {.app = 2, .seq = 1, .agtr = 3, .nw = 2, .bitmap = 1, .flag = ATP_F_ACK};
+	tx_clear();
+	feed(&ack, 3);
+	assert_int_equal(tx_frame(2, 0)[39], ATP_F_ACK);
+	assert_int_equal(get32(tx_frame(2, 0) + 34), 1);
+	assert_int_equal(atp_be16(tx_frame(2, 0) + 46), 3 + ATP_AGTR_MAX);
 }
 
 int main(void)
@@ -858,6 +1014,8 @@ int main(void)
 	        T(test_job_join_announce),
 	        T(test_job_check_drops),
 	        T(test_job_lapses_old_claims),
+	        T(test_region_change_in_flight),
+	        T(test_region_announce_and_refusals),
 	};
 	int rc = cmocka_run_group_tests_name("atp", tests, NULL, NULL);
 	rte_eal_cleanup();
