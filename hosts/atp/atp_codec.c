@@ -32,35 +32,47 @@ static uint32_t slot_hash(uint16_t app, uint32_t slot)
 	return atp_crc32(b, sizeof(b), 0);
 }
 
-int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool)
+int atp_map_init_region(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t base,
+                        uint32_t size)
 {
 	memset(m, 0, sizeof(*m));
-	if (nslots == 0 || pool == 0 || pool > 65536 || nslots > pool)
+	if (nslots == 0 || size == 0 || base + (uint64_t)size > 65536)
 		return -EINVAL;
 	m->app = app;
-	m->pool = pool;
+	m->base = base;
+	m->pool = size;
 	m->nslots = nslots;
 	m->agtr = calloc(nslots, sizeof(*m->agtr));
 	m->init = calloc(nslots, sizeof(*m->init));
-	m->used = calloc(pool, 1);
-	m->orig = calloc(pool, 1);
+	m->used = calloc(size, 1);
+	m->orig = calloc(size, 1);
 	if (!m->agtr || !m->init || !m->used || !m->orig) {
 		atp_map_fini(m);
 		return -ENOMEM;
 	}
 	/* Slots in order, each taking its hash position or the next free one: every worker of
-	 * the app runs the same loop, so all get the same table, and no two slots share. */
+	 * the app runs the same loop, so all get the same table, and no two slots share while
+	 * there are aggregators left. */
 	for (uint32_t s = 0; s < nslots; s++) {
-		uint32_t a = slot_hash(app, s) % pool;
+		uint32_t a = slot_hash(app, s) % size;
 
-		while (m->used[a])
-			a = (a + 1) % pool;
+		while (s < size && m->used[a])
+			a = (a + 1) % size;
 		m->used[a] = 1;
 		m->orig[a] = 1;
-		m->agtr[s] = (uint16_t)a;
-		m->init[s] = (uint16_t)a;
+		m->agtr[s] = (uint16_t)(base + a);
+		m->init[s] = (uint16_t)(base + a);
 	}
 	return 0;
+}
+
+int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool)
+{
+	if (nslots > pool || pool > 65536) {
+		memset(m, 0, sizeof(*m));
+		return -EINVAL;
+	}
+	return atp_map_init_region(m, app, nslots, 0, pool);
 }
 
 void atp_map_fini(struct atp_map *m)
@@ -76,17 +88,17 @@ void atp_map_fini(struct atp_map *m)
 bool atp_map_repoint(struct atp_map *m, uint32_t slot, uint32_t agtr)
 {
 	slot %= m->nslots;
-	if (agtr >= m->pool || m->used[agtr])
+	if (agtr - m->base >= m->pool || m->used[agtr - m->base])
 		return false;
-	m->used[m->agtr[slot]] = 0;
-	m->used[agtr] = 1;
+	m->used[m->agtr[slot] - m->base] = 0;
+	m->used[agtr - m->base] = 1;
 	m->agtr[slot] = (uint16_t)agtr;
 	return true;
 }
 
 bool atp_map_set(struct atp_map *m, uint32_t slot, uint32_t agtr)
 {
-	if (agtr >= m->pool)
+	if (agtr - m->base >= m->pool)
 		return false;
 	m->agtr[slot % m->nslots] = (uint16_t)agtr;
 	return true;

@@ -52,6 +52,15 @@ struct atp_engine {
 	struct atp_engine_cfg cfg;
 	struct hx *hx;      /* one socket per thread */
 	struct atp_map map; /* the app's table; each thread touches only its own slots */
+	/* The region the map is in (docs/memory.md, ATP): gen 0, the shared range (cli.pool);
+	 * else the switch's region for the app, taken from a note at the start of a call. win:
+	 * the window its threads use (cli.window, or what the region gives each thread). */
+	unsigned win;
+	uint16_t rgen;
+	uint64_t rmoves;
+	/* the newest note seen in a result (any thread): gen << 32 | first << 16 | size, the
+	 * size modulo 2^16; 0: none */
+	_Atomic uint64_t rnote;
 	struct atp_ethread *th;
 	/* the current job */
 	const int32_t *iin;
@@ -146,7 +155,7 @@ static bool seq_values(struct atp_ethread *th, const struct chunk *c, uint32_t s
 static void send_seq(struct atp_ethread *th, struct chunk *c, uint32_t seq, bool resend)
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
-	uint32_t slot = th->t * o->cli.window + (seq - 1) % o->cli.window;
+	uint32_t slot = th->t * th->e->win + (seq - 1) % th->e->win;
 	struct atp_pkt h = {
 	        .bitmap = 1u << o->id,
 	        .num_worker = (uint8_t)o->cli.workers,
@@ -237,7 +246,7 @@ static void take_result(struct atp_ethread *th, struct chunk *c, const struct at
  * waits for s's ACK) and the congestion window allow. */
 static void pump(struct atp_ethread *th, struct chunk *c)
 {
-	unsigned W = th->e->cfg.cli.window;
+	unsigned W = th->e->win;
 
 	while (c->next <= c->npk && c->inflight < c->cwnd &&
 	       (c->next <= W || c->acked[c->next - W])) {
@@ -305,6 +314,52 @@ static void maybe_join(struct atp_ethread *th, uint64_t now, unsigned ivl_ms)
 		atomic_fetch_add(&e->joins, 1);
 }
 
+/* A result's region note (atp_note_put): kept if newer than the one kept (16-bit generations,
+ * compared modulo 2^16). */
+static void note_take(struct atp_engine *e, const struct atp_pkt *h)
+{
+	uint64_t note = (uint64_t)h->agtr2 << 32 | h->bitmap;
+	uint64_t kept = atomic_load_explicit(&e->rnote, memory_order_relaxed);
+
+	while (h->agtr2 != 0 && (kept == 0 || (int16_t)(h->agtr2 - (uint16_t)(kept >> 32)) > 0))
+		if (atomic_compare_exchange_weak(&e->rnote, &kept, note)) {
+			fprintf(stderr, "DBG %u note gen %u %x t=%llu\n", e->cfg.id, h->agtr2,
+			        h->bitmap, (unsigned long long)host_now_ns() / 1000000);
+			break;
+		}
+}
+
+/* Moves the map to the kept note's region if it is another generation than the map's; only
+ * while no thread sends (a call's start, or the first job's ANNOUNCE). 0 or -errno. */
+static int region_apply(struct atp_engine *e)
+{
+	const struct atp_engine_cfg *o = &e->cfg;
+	uint64_t note = atomic_load(&e->rnote);
+	uint16_t gen = (uint16_t)(note >> 32);
+	uint32_t first = (uint32_t)(note >> 16) & 0xffffu, size = (uint32_t)note & 0xffffu;
+	struct atp_map m;
+	unsigned win;
+	int rc;
+
+	if (note == 0 || gen == e->rgen)
+		return 0;
+	if (size == 0)
+		size = 65536;
+	win = size / o->cli.threads;
+	win = win == 0 ? 1 : win > o->cli.window ? o->cli.window : win;
+	rc = atp_map_init_region(&m, (uint16_t)o->cli.app, o->cli.threads * win, first, size);
+	if (rc < 0)
+		return rc;
+	atp_map_fini(&e->map);
+	e->map = m;
+	e->win = win;
+	e->rgen = gen;
+	e->rmoves++;
+	fprintf(stderr, "DBG %u apply gen %u t=%llu call %u\n", e->cfg.id, gen,
+	        (unsigned long long)host_now_ns() / 1000000, e->call);
+	return 0;
+}
+
 /* An ANNOUNCE (thread 0 receives them): take the job, move to another, or fail. */
 static void on_announce(struct atp_ethread *th, const struct atp_pkt *h, const uint8_t *vb,
                         uint64_t now)
@@ -315,10 +370,15 @@ static void on_announce(struct atp_ethread *th, const struct atp_pkt *h, const u
 
 	if (atp_announce_parse(h, vb, &job, nonces) < 0)
 		return;
+	if (h->flag & ATP_F_NOTE)
+		note_take(e, h);
 	pthread_mutex_lock(&e->jlock);
 	old = e->mem.job;
 	r = atp_member_announce(&e->mem, job, nonces, h->num_worker);
 	pthread_mutex_unlock(&e->jlock);
+	/* A worker's first job starts in the app's region (the other threads wait for it). */
+	if (r == ATP_ANN_TAKE && old == 0 && region_apply(e) < 0)
+		host_job_fail(e->runner, -ENOMEM, "no memory for the region's aggregator map");
 	if (r == ATP_ANN_TAKE) {
 		atomic_store(&e->job_ns, now);
 		atomic_store(&e->job, job);
@@ -357,11 +417,12 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 {
 	const struct atp_engine_cfg *o = &th->e->cfg;
 	struct atp_pkt h;
-	uint32_t gap_min =
-	        o->cli.window / 4 + 1; /* ACKs this far past a seq: not mere reordering */
+	uint32_t gap_min = th->e->win / 4 + 1; /* ACKs this far past a seq: not mere reordering */
 
 	if (atp_frame_parse(f, len, &h) < 0 || !(h.flag & ATP_F_ACK) || h.app != o->cli.app)
 		return;
+	if (h.flag & ATP_F_NOTE)
+		note_take(th->e, &h);
 	if (h.seq == 0) {
 		if (th->t == 0)
 			on_announce(th, &h, f + ATP_OFF_VALUES, now);
@@ -394,8 +455,7 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 	atomic_fetch_add_explicit(&th->e->done_pkts, 1, memory_order_relaxed);
 	if (h.flag & ATP_F_COLLISION) {
 		th->st.coll_acks++;
-		if (atp_map_set(&th->e->map, th->t * o->cli.window + (h.seq - 1) % o->cli.window,
-		                h.len))
+		if (atp_map_set(&th->e->map, th->t * th->e->win + (h.seq - 1) % th->e->win, h.len))
 			th->st.repoints++;
 	}
 	if (h.flag & ATP_F_ECN)
@@ -409,7 +469,7 @@ static void on_ack(struct atp_ethread *th, struct chunk *c, const uint8_t *f, si
 		if ((h.flag & ATP_F_ECN) && h.seq >= c->cc_hold) {
 			c->cc_hold = h.seq + c->cwnd;
 			c->cwnd = c->cwnd > 1 ? c->cwnd / 2 : 1;
-		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < o->cli.window) {
+		} else if (!(h.flag & ATP_F_ECN) && c->cwnd < th->e->win) {
 			c->cwnd++;
 		}
 		if (c->cwnd < th->st.min_cwnd)
@@ -454,7 +514,7 @@ static int run_chunk(struct atp_ethread *th, struct chunk *c)
 	c->cum = 0;
 	c->next = 1;
 	c->inflight = 0;
-	c->cwnd = o->cli.window;
+	c->cwnd = th->e->win;
 	c->cc_hold = 0;
 	c->last_ack_ns = host_now_ns();
 	pump(th, c);
@@ -603,7 +663,6 @@ static void thread_run(void *arg, unsigned t)
 	struct atp_ethread *th = &e->th[t];
 	const struct atp_engine_cfg *o = &e->cfg;
 	const uint64_t per = (uint64_t)ATP_MAX_SEQ * ATP_VALUES;
-	const uint32_t slot0 = th->t * o->cli.window;
 	int rc = 0;
 
 	if (th->t == 0 && !atomic_load(&e->job))
@@ -631,8 +690,8 @@ again:
 		if (rc == -EAGAIN) {
 			/* Another job before any ACK: start again under it, with the slots as the
 			 * PS's new job has them (as first mapped). */
-			for (uint32_t s = 0; s < o->cli.window; s++)
-				atp_map_restore(&e->map, slot0 + s);
+			for (uint32_t s = 0; s < e->win; s++)
+				atp_map_restore(&e->map, th->t * e->win + s);
 			rc = 0;
 			goto again;
 		}
@@ -656,6 +715,7 @@ struct atp_engine *atp_engine_create(const struct atp_engine_cfg *cfg, char *err
 		return NULL;
 	}
 	e->cfg = *cfg;
+	e->win = cfg->cli.window;
 	pthread_mutex_init(&e->jlock, NULL);
 	/* This process's nonce: JOINs and ANNOUNCEs name the worker by it. */
 	e->mem.nonce = host_random_nz32();
@@ -773,6 +833,13 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 		              "%" PRIu64 " elements are more than one call's keys can name", count);
 		return -EINVAL;
 	}
+	/* Regions move between calls: every worker starts call k + 1 after every result of call k,
+	 * the note they carry included (docs/memory.md, ATP). */
+	rc = region_apply(e);
+	if (rc < 0) {
+		host_job_fail(e->runner, rc, "no memory for the region's aggregator map");
+		return rc;
+	}
 	e->is_float = is_float;
 	e->iin = in;
 	e->fin = in;
@@ -790,7 +857,7 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 		th->n = count * (t + 1) / threads - th->first;
 		th->taken = 0;
 		memset(&th->st, 0, sizeof(th->st));
-		th->st.min_cwnd = o->cli.window;
+		th->st.min_cwnd = e->win;
 		e->total_pkts += (th->n + ATP_VALUES - 1) / ATP_VALUES;
 	}
 	rc = host_job_run(e->runner, progress ? progress_tick : NULL, e, 1000);
@@ -810,6 +877,15 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 void atp_engine_set_verify(struct atp_engine *e, int on)
 {
 	e->verify = on;
+}
+
+void atp_engine_region(const struct atp_engine *e, struct atp_engine_region *r)
+{
+	r->gen = e->rgen;
+	r->first = e->map.base;
+	r->size = e->map.pool;
+	r->window = e->win;
+	r->moves = e->rmoves;
 }
 
 uint32_t atp_engine_job(const struct atp_engine *e)

@@ -80,6 +80,18 @@ int atp_engine_allreduce(struct atp_engine *e, const void *in, void *out, uint64
 void atp_engine_set_verify(struct atp_engine *e, int on);
 int atp_engine_verify(struct atp_engine *e, struct atp_engine_stats *st, char *msg, size_t len);
 
+/*
+ * The region its aggregators are in (docs/memory.md, ATP): generation 0, the shared range
+ * [0, cli.pool); else the switch's region for the app, which results carry once it has one.
+ * The engine moves to the newest region seen at the start of each call (and of its first job),
+ * with window min(cli.window, size / threads) (at least 1).
+ */
+struct atp_engine_region {
+	unsigned gen, first, size, window;
+	uint64_t moves; /* times it moved */
+};
+void atp_engine_region(const struct atp_engine *e, struct atp_engine_region *r);
+
 /* The job the worker runs (0 before its first call); JOINs it sent, jobs it took. */
 uint32_t atp_engine_job(const struct atp_engine *e);
 void atp_engine_job_stats(const struct atp_engine *e, uint64_t *joins, uint64_t *jobs);

@@ -30,6 +30,7 @@
  */
 struct atp_map {
 	uint16_t app;
+	uint32_t base; /* the first aggregator: slots map into [base, base + pool) */
 	uint32_t pool;
 	uint32_t nslots;
 	uint16_t *agtr; /* per slot */
@@ -43,6 +44,13 @@ struct atp_map {
 uint32_t atp_crc32(const void *buf, size_t len, uint32_t crc);
 /* CRC32 of (app BE16, slot BE32) mod pool, then linear probing past aggregators already taken. */
 int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool);
+/*
+ * The same into a region of the switch's (docs/memory.md, ATP): [base, base + size), base + size
+ * <= 65536. With more slots than aggregators, the slots past the first size share theirs (hash
+ * position, no probing): their seqs collide in the switch and go through the PS.
+ */
+int atp_map_init_region(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t base,
+                        uint32_t size);
 void atp_map_fini(struct atp_map *m);
 static inline uint16_t atp_map_get(const struct atp_map *m, uint32_t slot)
 {
@@ -54,7 +62,8 @@ static inline void atp_map_restore(struct atp_map *m, uint32_t slot)
 {
 	m->agtr[slot % m->nslots] = m->init[slot % m->nslots];
 }
-/* Re-point slot to agtr unless out of range or in use (ATP's client/p4ml_manager.cc rule). */
+/* Re-point slot to agtr unless outside [base, base + pool) or in use (ATP's client/p4ml_manager.cc
+ * rule). */
 bool atp_map_repoint(struct atp_map *m, uint32_t slot, uint32_t agtr);
 /*
  * Collision ACK on a worker: re-point slot to agtr unless out of range, whether or not another

@@ -25,6 +25,7 @@ struct opts {
 	struct atp_cli cli; /* what the worker shares with the other workers and the PS */
 	unsigned id, timeout_ms, first_timeout_ms, give_up_s;
 	uint64_t count, seed;
+	unsigned repeat; /* calls, each with its own tensors (seed + call) */
 	int is_float, check, no_verify, cc;
 	const char *obsolete; /* --job, --ctl or --reset: accepted, no longer used */
 };
@@ -65,6 +66,9 @@ static const char usage_text[] =
         "                           it can be set up; one line on stderr says which)\n"
         "      --busy-poll          AF_XDP: spin on the rings instead of sleeping\n"
         "      --seed S             worker I's value i is a hash of (S, I, i) (default 1)\n"
+        "      --repeat N           N calls in the same job (default 1), call r with seed\n"
+        "                           S + r, each checked; the figures are their sums. The\n"
+        "                           app's region (docs/memory.md) is followed between calls\n"
         "      --check              also verify against every worker's tensor: int32\n"
         "                           exact, float32 within N/scale + (N+2) 2^-23 sum|x|\n"
         "      --no-verify          skip the end-to-end check every job makes by default\n"
@@ -97,7 +101,8 @@ enum {
 	O_GIVEUP,
 	O_CC,
 	O_CTL,
-	O_RESET
+	O_RESET,
+	O_REPEAT
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -117,6 +122,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	        {"cc", no_argument, NULL, O_CC},
 	        {"ctl", required_argument, NULL, O_CTL},
 	        {"reset", no_argument, NULL, O_RESET},
+	        {"repeat", required_argument, NULL, O_REPEAT},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0}};
 	int c, have_id = 0;
@@ -126,7 +132,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	                   .first_timeout_ms = 250,
 	                   .give_up_s = 20,
 	                   .count = 1u << 20,
-	                   .seed = 1};
+	                   .seed = 1,
+	                   .repeat = 1};
 	atp_cli_defaults(&o->cli);
 	while ((c = getopt_long(argc, argv, ATP_CLI_SHORTOPTS "i:c:h", lo, NULL)) != -1) {
 		int bad = 0;
@@ -170,6 +177,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_RESET:
 			o->obsolete = "--reset";
+			break;
+		case O_REPEAT:
+			bad = host_parse_uint(optarg, 1, 1000000, &o->repeat);
 			break;
 		case O_CC:
 			o->cc = 1;
@@ -271,7 +281,9 @@ int main(int argc, char **argv)
 	double secs, gbps, max_err = 0;
 	char err[320], why[512] = "";
 	const char *transport;
-	int rc, ck_ran = 0, ck_rc = 0, check_ran = 0;
+	int rc = 0, ck_ran = 0, ck_rc = 0, check_ran = 0;
+	unsigned calls;
+	struct atp_engine_region reg;
 	uint32_t job;
 
 	if (parse_args(argc, argv, &o) < 0) {
@@ -308,27 +320,43 @@ int main(int argc, char **argv)
 	}
 	atp_engine_set_verify(e, !o.no_verify);
 	transport = atp_engine_transport(e);
-	for (uint64_t i = 0; i < o.count; i++) {
-		if (o.is_float)
-			w.fin[i] = atp_gen_float(o.seed, o.id, i);
-		else
-			w.iin[i] = atp_gen_int(o.seed, o.id, i);
-	}
-	rc = atp_engine_allreduce(e, o.is_float ? (void *)w.fin : (void *)w.iin,
-	                          o.is_float ? (void *)w.fout : (void *)w.iout, o.count, o.is_float,
-	                          &sum, o.cli.quiet ? NULL : progress, &o);
-	secs = sum.seconds;
-	if (rc < 0)
-		snprintf(why, sizeof(why), "%s", atp_engine_error(e));
-	if (rc == 0 && !o.no_verify) {
-		struct atp_engine_stats vst = {0};
+	const uint64_t seed0 = o.seed;
+	for (calls = 0; calls < o.repeat && rc == 0; calls++) {
+		o.seed = seed0 + calls;
+		for (uint64_t i = 0; i < o.count; i++) {
+			if (o.is_float)
+				w.fin[i] = atp_gen_float(o.seed, o.id, i);
+			else
+				w.iin[i] = atp_gen_int(o.seed, o.id, i);
+		}
+		rc = atp_engine_allreduce(e, o.is_float ? (void *)w.fin : (void *)w.iin,
+		                          o.is_float ? (void *)w.fout : (void *)w.iout, o.count,
+		                          o.is_float, &sum, o.cli.quiet ? NULL : progress, &o);
+		if (rc < 0)
+			snprintf(why, sizeof(why), "call %u: %s", calls, atp_engine_error(e));
+		if (rc == 0 && !o.no_verify) {
+			struct atp_engine_stats vst = {0};
 
-		ck_ran = 1;
-		ck_rc = atp_engine_verify(e, &vst, why, sizeof(why));
-		if (ck_rc < 0 && ck_rc != -EBADMSG)
-			ck_ran = 0; /* the check's own call failed: no verdict */
-		rc = ck_rc;
+			ck_ran = 1;
+			ck_rc = atp_engine_verify(e, &vst, why, sizeof(why));
+			if (ck_rc < 0 && ck_rc != -EBADMSG)
+				ck_ran = 0; /* the check's own call failed: no verdict */
+			rc = ck_rc;
+		}
+		/* --check: the result against every worker's tensor, also after a failed
+		 * checksum (it says which element is wrong). */
+		if ((rc == 0 || rc == -EBADMSG) && o.check) {
+			check_ran = 1;
+			bad = verify(&w, &max_err);
+			if (bad && rc == 0)
+				rc = -EBADMSG;
+		}
+		if (o.repeat > 1 && rc != 0 && ck_ran && ck_rc != 0)
+			fprintf(stderr, "atp-worker %u: call %u of %u failed its check\n", o.id,
+			        calls, o.repeat);
 	}
+	secs = sum.seconds;
+	atp_engine_region(e, &reg);
 	job = atp_engine_job(e);
 	atp_engine_job_stats(e, &joins, &jobs);
 	atp_engine_destroy(e);
@@ -339,17 +367,10 @@ int main(int argc, char **argv)
 		        "atp-worker %u: result verified end to end (job %u, %" PRIu64
 		        " packets checked, %" PRIu64 " float results not covered)\n",
 		        o.id, job, sum.checked, sum.unchecked);
-	gbps = (double)o.count * 32.0 / secs / 1e9;
-	/* --check: the result against every worker's tensor, also after a failed checksum (it
-	 * says which element is wrong). */
-	if ((rc == 0 || rc == -EBADMSG) && o.check) {
-		check_ran = 1;
-		bad = verify(&w, &max_err);
+	gbps = (double)o.count * calls * 32.0 / secs / 1e9;
+	if (check_ran)
 		fprintf(o.cli.json ? stderr : stdout, "atp-worker %u: %s\n", o.id,
 		        bad ? "result WRONG (--check)" : "result verified (--check)");
-		if (bad && rc == 0)
-			rc = -EBADMSG;
-	}
 	if (o.cli.json)
 		printf("{\"id\":%u,\"app\":%u,\"workers\":%u,\"threads\":%u,\"window\":%u,"
 		       "\"transport\":\"%s\",\"type\":\"%s\",\"elems\":%" PRIu64
@@ -365,7 +386,8 @@ int main(int argc, char **argv)
 		       ",\"min_cwnd\":%u,\"mean_cwnd\":%.1f,\"ok\":%s,\"verified\":%s"
 		       ",\"checksum\":%s,\"checked_packets\":%" PRIu64
 		       ",\"unchecked_packets\":%" PRIu64 ",\"check\":%s,\"bad\":%" PRIu64
-		       ",\"max_err\":%g}\n",
+		       ",\"max_err\":%g,\"calls\":%u,\"region_gen\":%u,\"region_first\":%u"
+		       ",\"region_size\":%u,\"region_window\":%u,\"region_moves\":%" PRIu64 "}\n",
 		       o.id, o.cli.app, o.cli.workers, o.cli.threads, o.cli.window, transport,
 		       o.is_float ? "float32" : "int32", o.count, job, joins, jobs, secs, gbps,
 		       sum.packets, sum.sent, sum.resends, sum.timeouts, sum.gaps, sum.stalls,
@@ -376,7 +398,8 @@ int main(int argc, char **argv)
 		       rc ? "false" : "true",
 		       verdict(ck_ran || check_ran, (ck_ran && ck_rc) || (check_ran && bad)),
 		       verdict(ck_ran, ck_rc), sum.checked, sum.unchecked,
-		       verdict(check_ran, bad != 0), bad, max_err);
+		       verdict(check_ran, bad != 0), bad, max_err, calls, reg.gen, reg.first,
+		       reg.size, reg.window, reg.moves);
 	else
 		printf("atp-worker %u: %" PRIu64 " %s in %.3f s: goodput %.3f Gbit/s; %" PRIu64
 		       " packets sent, %" PRIu64 " resends (%" PRIu64 " on timeout), %" PRIu64

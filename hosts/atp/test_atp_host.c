@@ -55,6 +55,35 @@ static void test_map_collision_free(void **state)
 	assert_int_equal(atp_map_init(&a, 1, 0, 256), -EINVAL);
 }
 
+/* A region of the switch's (docs/memory.md, ATP): every slot inside [base, base + size), no two
+ * sharing while there are aggregators enough, sharing (not spinning) when there are not; a
+ * collision ACK's aggregator outside the region is refused. */
+static void test_map_region(void **state)
+{
+	struct atp_map m;
+
+	(void)state;
+	assert_int_equal(atp_map_init_region(&m, 5, 16, 20000, 16), 0);
+	for (uint32_t s = 0; s < 16; s++) {
+		assert_in_range(atp_map_get(&m, s), 20000, 20015);
+		for (uint32_t t = s + 1; t < 16; t++)
+			assert_int_not_equal(atp_map_get(&m, s), atp_map_get(&m, t));
+	}
+	assert_false(atp_map_set(&m, 0, 3));     /* the shared range */
+	assert_false(atp_map_set(&m, 0, 20016)); /* past the region */
+	assert_true(atp_map_set(&m, 0, 20015));
+	assert_false(atp_map_repoint(&m, 1, 19999));
+	atp_map_fini(&m);
+	/* Three threads of two slots each in a region of four: slots 4 and 5 share. */
+	assert_int_equal(atp_map_init_region(&m, 5, 6, 100, 4), 0);
+	for (uint32_t s = 0; s < 6; s++)
+		assert_in_range(atp_map_get(&m, s), 100, 103);
+	atp_map_fini(&m);
+	assert_int_equal(atp_map_init_region(&m, 5, 4, 65530, 7), -EINVAL);
+	assert_int_equal(atp_map_init_region(&m, 5, 4, 65532, 4), 0);
+	atp_map_fini(&m);
+}
+
 static void test_map_repoint(void **state)
 {
 	struct atp_map m;
@@ -628,12 +657,19 @@ static void test_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_crc32),         cmocka_unit_test(test_map_collision_free),
-	        cmocka_unit_test(test_map_repoint),   cmocka_unit_test(test_map_free_list),
-	        cmocka_unit_test(test_frame_b9),      cmocka_unit_test(test_float_scale),
-	        cmocka_unit_test(test_merge),         cmocka_unit_test(test_job_frames),
-	        cmocka_unit_test(test_member),        cmocka_unit_test(test_former_dead_members),
-	        cmocka_unit_test(test_former_adopts), cmocka_unit_test(test_check),
+	        cmocka_unit_test(test_crc32),
+	        cmocka_unit_test(test_map_collision_free),
+	        cmocka_unit_test(test_map_repoint),
+	        cmocka_unit_test(test_map_region),
+	        cmocka_unit_test(test_map_free_list),
+	        cmocka_unit_test(test_frame_b9),
+	        cmocka_unit_test(test_float_scale),
+	        cmocka_unit_test(test_merge),
+	        cmocka_unit_test(test_job_frames),
+	        cmocka_unit_test(test_member),
+	        cmocka_unit_test(test_former_dead_members),
+	        cmocka_unit_test(test_former_adopts),
+	        cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

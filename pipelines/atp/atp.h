@@ -31,6 +31,7 @@ enum atp_reg {
 	ATP_REG_BITMAP, /* workers aggregated so far */
 	ATP_REG_COUNT,  /* distinct contributors */
 	ATP_REG_ECN,    /* sticky congestion mark of the aggregation */
+	ATP_REG_TAG,    /* the low half of the holder's tensor key: which tensor's seq it is */
 	ATP_REG_VALUES, /* 62 lanes */
 	ATP_REG_NB,
 };
@@ -96,6 +97,9 @@ struct atp_counters {
 	uint64_t outside; /* frames for an aggregator outside the app's region: to the PS as
 	                   * they are (or, ACKs, to the workers), no aggregator touched */
 	uint64_t notes;   /* results and ANNOUNCEs that carried the region note */
+	/* the tensor check (docs/atp.md): an aggregation of another tensor of the same (app, seq),
+	 * a late frame's, taken over by a claim; or released by a resend and not flushed */
+	uint64_t stale;
 } __rte_cache_aligned;
 
 /* The job check's fields share the first line with the hot counters; regions have a third. */
@@ -114,6 +118,13 @@ struct atp_job_name {
 	uint32_t at_ms; /* isw_clock_ms() when it was named */
 	uint32_t pad;
 };
+
+/* The tensor of a frame within its job: the low half of its tensor key. */
+static inline uint32_t atp_frame_tag(const uint8_t *p)
+{
+	const uint8_t *k = p + ATP_OFF_KEY;
+	return (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24;
+}
 
 /* The job of a frame: the high half of its tensor key (little-endian u64 at offset 296). */
 static inline uint32_t atp_frame_job(const uint8_t *p)

@@ -20,9 +20,9 @@
 #include "shaper.h"
 
 #define ATP_POOL_NAME "atp.aggregators"
-/* Switch memory behind one aggregator: owner (a pair: holder and claim time), bitmap, count, ECN
- * and 62 values, as the register arrays declare them. */
-#define ATP_AGTR_BYTES (2u * 4u + 3u * 4u + 4u * ATP_VALUES)
+/* Switch memory behind one aggregator: owner (a pair: holder and claim time), bitmap, count, ECN,
+ * tag and 62 values, as the register arrays declare them. */
+#define ATP_AGTR_BYTES (2u * 4u + 4u * 4u + 4u * ATP_VALUES)
 
 struct atp_conf *atp_conf_cur;
 struct isw_reg *atp_regs[ATP_REG_NB];
@@ -129,6 +129,10 @@ static const struct isw_reg_decl atp_reg_decls[ATP_REG_NB] = {
         [ATP_REG_BITMAP] = {"bitmap", 2, ISW_REG_U32, ATP_POOL_MAX},
         [ATP_REG_COUNT] = {"count", 3, ISW_REG_U32, ATP_POOL_MAX},
         [ATP_REG_ECN] = {"ecn", 3, ISW_REG_U32, ATP_POOL_MAX},
+        /* Compared after the owner's claim (stage 1) and before the bitmap: the model does
+         * not check the order within stage 2; a Tofino would fold bitmap and count into one
+         * pair to keep the 20 stages (docs/atp.md, The tensor check). */
+        [ATP_REG_TAG] = {"tag", 2, ISW_REG_U32, ATP_POOL_MAX},
         [ATP_REG_VALUES] = {"values", 4, ISW_REG_VEC, ATP_POOL_MAX, ATP_VALUES, 4},
 };
 
@@ -701,6 +705,7 @@ static void app_counters(unsigned slot, struct atp_counters *t)
 		t->jobs += x->jobs;
 		t->outside += x->outside;
 		t->notes += x->notes;
+		t->stale += x->stale;
 	}
 	t->jobs += ctl_jobs[slot];
 }
@@ -793,6 +798,7 @@ static int cmd_app_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "jobs", t.jobs);
 		isw_json_u64(c->out, "outside", t.outside);
 		isw_json_u64(c->out, "notes", t.notes);
+		isw_json_u64(c->out, "stale", t.stale);
 		isw_json_obj_close(c->out);
 	}
 	isw_json_arr_close(c->out);
@@ -903,6 +909,7 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	uint32_t bitmap = (uint32_t)isw_reg_get(atp_regs[ATP_REG_BITMAP], i, 0);
 	uint32_t count = (uint32_t)isw_reg_get(atp_regs[ATP_REG_COUNT], i, 0);
 	uint32_t ecn = (uint32_t)isw_reg_get(atp_regs[ATP_REG_ECN], i, 0);
+	uint32_t tag = (uint32_t)isw_reg_get(atp_regs[ATP_REG_TAG], i, 0);
 	for (unsigned k = 0; k < ATP_VALUES; k++)
 		vals[k] = (int32_t)isw_reg_get(atp_regs[ATP_REG_VALUES], i, k);
 	isw_dp_resume();
@@ -914,6 +921,7 @@ static int cmd_agtr_show(struct isw_cmd_ctx *c, int argc, char **argv)
 		isw_json_u64(c->out, "age_ms", age);
 	isw_json_strf(c->out, "bitmap", "0x%08x", bitmap);
 	isw_json_u64(c->out, "count", count);
+	isw_json_strf(c->out, "tensor", "0x%08x", tag);
 	isw_json_bool(c->out, "ecn", ecn != 0);
 	isw_json_arr_open(c->out, "values");
 	for (unsigned k = 0; k < ATP_VALUES; k++)

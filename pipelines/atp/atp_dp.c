@@ -236,12 +236,21 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 	uint8_t *vals = p + ATP_OFF_VALUES;
 	const struct isw_reg *values = atp_regs[ATP_REG_VALUES];
 
+	uint32_t tag = atp_frame_tag(p);
 	if (resend) {
-		/* Never claims: flushes and releases what it owns, else goes on unchanged. */
+		/* Never claims: flushes and releases what it owns, else goes on unchanged. What it
+		 * owns may be another tensor's aggregation of the same seq (a late frame claimed it
+		 * after its ACK): released, not flushed into this one. */
 		cnt->resends++;
 		if (!isw_salu_pair_release_since(pass, atp_regs[ATP_REG_OWNER], agtr, key, since))
 			return to_ps(w, m, p, ps);
 		uint32_t old = isw_salu_read_clear(pass, atp_regs[ATP_REG_BITMAP], agtr);
+		if (unlikely(isw_salu_read(pass, atp_regs[ATP_REG_TAG], agtr) != tag)) {
+			isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
+			isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, 0);
+			cnt->stale++;
+			return to_ps(w, m, p, ps);
+		}
 		isw_salu_write(pass, atp_regs[ATP_REG_COUNT], agtr, 0);
 		if (isw_salu_bitset(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in))
 			h->flag |= ATP_F_ECN;
@@ -268,12 +277,19 @@ static __rte_always_inline int atp_process_common(struct isw_worker *w, struct r
 		h->flag |= ATP_F_COLLISION;
 		return to_ps(w, m, p, ps);
 	}
+	/* The tensor check: an aggregation this key owns but of another tensor (the same seq of
+	 * an earlier call, claimed by a frame that came after its ACK) is stale, and is taken
+	 * over as a lapsed one is; summing into it would mix two tensors. */
+	bool same = isw_salu_tag_test_set(pass, atp_regs[ATP_REG_TAG], agtr, tag);
 	uint32_t old, count;
-	if (unlikely(lapsed)) {
-		/* A lapsed aggregation (an earlier job's, or too slow): this one starts afresh. Its
-		 * own contributors resend and reach the PS, which never sees the lapsed partial
-		 * sum. */
-		cnt->lapsed++;
+	if (unlikely(lapsed || (claim == ISW_CLAIM_OWN && !same))) {
+		/* A lapsed aggregation (an earlier job's, or too slow) or a stale one: this one
+		 * starts afresh. Its own contributors resend and reach the PS, which never sees
+		 * the lapsed partial sum. */
+		if (lapsed)
+			cnt->lapsed++;
+		else
+			cnt->stale++;
 		old = 0;
 		isw_salu_write(pass, atp_regs[ATP_REG_BITMAP], agtr, bit);
 		isw_salu_write(pass, atp_regs[ATP_REG_ECN], agtr, ecn_in);

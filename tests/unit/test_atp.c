@@ -75,6 +75,7 @@ struct fr {
 	int32_t base; /* value i = base + i */
 	uint16_t len; /* 0 = 308 */
 	uint32_t job; /* the key's high half */
+	uint32_t tag; /* the key's low half (0: 0x42) */
 };
 
 static uint32_t get32(const uint8_t *p)
@@ -101,7 +102,10 @@ static struct rte_mbuf *mk(const struct fr *f, uint16_t in_port)
 	atp_put16(b + 46, (uint16_t)(f->agtr + ATP_AGTR_MAX));
 	for (unsigned i = 0; i < ATP_VALUES; i++)
 		atp_put32(b + 48 + 4 * i, (uint32_t)(f->base + (int32_t)i));
-	b[296] = 0x42; /* key: the low half opaque, the high half the job (little-endian) */
+	/* key: the low half the tensor, the high half the job (little-endian) */
+	uint32_t tag = f->tag ? f->tag : 0x42;
+	for (unsigned i = 0; i < 4; i++)
+		b[296 + i] = (uint8_t)(tag >> (8 * i));
 	for (unsigned i = 0; i < 4; i++)
 		b[300 + i] = (uint8_t)(f->job >> (8 * i));
 	atp_put32(b + 304, 1000);
@@ -832,6 +836,61 @@ static void test_commands_refuse_cleanly(void **state)
 	assert_int_equal(drops(ISW_DROP_ATP_APP), 1);
 }
 
+/*
+ * The tensor check (docs/atp.md): a frame that comes after its seq's ACK (a late original whose
+ * resend completed the seq) claims the aggregator again; the next tensor's same seq must not sum
+ * into it. Its first frame takes the stale aggregation over; a resend that finds one releases it
+ * without flushing it into its own tensor's.
+ */
+static void test_tensor_check(void **state)
+{
+	(void)state;
+	/* Tensor A's seq 1 completed through the PS; worker 1's late original claims agtr 5. */
+	struct fr late = {
+	        .app = 1, .seq = 1, .agtr = 5, .nw = 3, .id = 1, .base = 1000, .tag = 0xA};
+	feed(&late, 1);
+	run("atp agtr show 5", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"tensor\":\"0x0000000a\""));
+	/* Tensor B's seq 1: worker 0 takes it over, workers 1 and 2 join; the sum is B's alone. */
+	struct fr b = {.app = 1, .seq = 1, .agtr = 5, .nw = 3, .id = 0, .base = 10, .tag = 0xB};
+	feed(&b, 0);
+	assert_int_equal(atp_counters[0][1].stale, 1);
+	b.id = 1;
+	b.base = 20;
+	feed(&b, 1);
+	assert_int_equal(w->tx[3].n, 0);
+	b.id = 2;
+	b.base = 30;
+	feed(&b, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 3, 60); /* 10 + 20 + 30, not 1000 + ... */
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 7);
+	tx_clear();
+	/* A duplicate of tensor A's seq 1 finds B's complete aggregation: taken over, never
+	 * answered with B's sum. */
+	late.id = 2;
+	feed(&late, 0);
+	assert_int_equal(w->tx[3].n, 0);
+	assert_int_equal(atp_counters[0][1].stale, 2);
+	/* Tensor C's resend finds A's stale claim: released, and goes on with its own values. */
+	struct fr r = {.app = 1,
+	               .seq = 1,
+	               .agtr = 5,
+	               .nw = 3,
+	               .id = 0,
+	               .base = 7,
+	               .tag = 0xC,
+	               .flag = ATP_F_RESEND};
+	feed(&r, 0);
+	assert_int_equal(w->tx[3].n, 1);
+	check_values(tx_frame(3, 0), 1, 7);
+	assert_int_equal(get32(tx_frame(3, 0) + 34), 1);
+	assert_int_equal(atp_counters[0][1].stale, 3);
+	assert_int_equal(atp_counters[0][1].flushes, 0);
+	run("atp agtr show 5", 1);
+	assert_non_null(strstr(isw_json_str(&out), "\"held\":false"));
+}
+
 /* The app's fields of 'atp app show APP' contain want. */
 static void expect_app(unsigned app, const char *want)
 {
@@ -1014,6 +1073,7 @@ int main(void)
 	        T(test_job_join_announce),
 	        T(test_job_check_drops),
 	        T(test_job_lapses_old_claims),
+	        T(test_tensor_check),
 	        T(test_region_change_in_flight),
 	        T(test_region_announce_and_refusals),
 	};
