@@ -322,11 +322,8 @@ static void note_take(struct atp_engine *e, const struct atp_pkt *h)
 	uint64_t kept = atomic_load_explicit(&e->rnote, memory_order_relaxed);
 
 	while (h->agtr2 != 0 && (kept == 0 || (int16_t)(h->agtr2 - (uint16_t)(kept >> 32)) > 0))
-		if (atomic_compare_exchange_weak(&e->rnote, &kept, note)) {
-			fprintf(stderr, "DBG %u note gen %u %x t=%llu\n", e->cfg.id, h->agtr2,
-			        h->bitmap, (unsigned long long)host_now_ns() / 1000000);
+		if (atomic_compare_exchange_weak(&e->rnote, &kept, note))
 			break;
-		}
 }
 
 /* Moves the map to the kept note's region if it is another generation than the map's; only
@@ -355,8 +352,6 @@ static int region_apply(struct atp_engine *e)
 	e->win = win;
 	e->rgen = gen;
 	e->rmoves++;
-	fprintf(stderr, "DBG %u apply gen %u t=%llu call %u\n", e->cfg.id, gen,
-	        (unsigned long long)host_now_ns() / 1000000, e->call);
 	return 0;
 }
 

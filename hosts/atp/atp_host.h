@@ -47,7 +47,8 @@ int atp_map_init(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t pool
 /*
  * The same into a region of the switch's (docs/memory.md, ATP): [base, base + size), base + size
  * <= 65536. With more slots than aggregators, the slots past the first size share theirs (hash
- * position, no probing): their seqs collide in the switch and go through the PS.
+ * position, no probing): their seqs collide in the switch, or take each other's aggregations
+ * over (the switch's tensor check, docs/atp.md), and go through the PS: slow, never wrong.
  */
 int atp_map_init_region(struct atp_map *m, uint16_t app, uint32_t nslots, uint32_t base,
                         uint32_t size);
