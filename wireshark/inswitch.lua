@@ -122,6 +122,11 @@ local af = {
           [2] = "runs the job, stalled" }),
     ann_nonce = ProtoField.uint32("atp_agg.announce.nonce", "ANNOUNCE: member nonce", base.HEX),
     len = ProtoField.uint32("atp_agg.len_tensor", "Tensor length (collision ACK: new aggregator)", base.DEC),
+    tensor = ProtoField.uint32("atp_agg.tensor", "Tensor (the key's low half)", base.HEX),
+    note = ProtoField.bytes("atp_agg.note", "Region note (an ACK with dataIndex: docs/memory.md)"),
+    note_first = ProtoField.uint16("atp_agg.note.first", "Region's first aggregator", base.DEC),
+    note_size = ProtoField.uint32("atp_agg.note.size", "Region's aggregators", base.DEC),
+    note_gen = ProtoField.uint16("atp_agg.note.gen", "Region's generation", base.DEC),
 }
 atp.fields = af
 
@@ -156,6 +161,16 @@ function atp.dissector(buf, pinfo, tree)
         t:add(af.len, buf(290, 4))
         job = buf(286, 4):le_uint()
         t:add_le(af.job, buf(286, 4))
+        t:add_le(af.tensor, buf(282, 4))
+    end
+    -- an ACK or ANNOUNCE with dataIndex (a PS clears it): the switch's region note, over the
+    -- bitmap and agtr2
+    if band(flag, 0x11) == 0x11 then
+        local nt = t:add(af.note, buf(20, 4))
+        nt:add(af.note_first, buf(20, 2))
+        local size = buf(22, 2):uint()
+        nt:add(af.note_size, buf(22, 2), size == 0 and 65536 or size)
+        nt:add(af.note_gen, buf(32, 2))
     end
     -- seq 0 (ATP's data seqs start at 1): inswitch's job frames (docs/atp.md, Job lifetime)
     local kind = seq ~= 0 and "data" or band(flag, 1) ~= 0 and "ANNOUNCE" or "JOIN"

@@ -501,8 +501,10 @@ int atp_region_change(uint32_t id, uint32_t size, uint32_t at, char *err, size_t
 	}
 	if (a->osize != 0) {
 		snprintf(err, errlen,
-		         "app %u's last region change is still under way (its old "
-		         "region drains)",
+		         a->claim_old ? "app %u's last region change is still under way (not every "
+		                        "worker claimed in the new region yet)"
+		                      : "app %u's last region change is still under way (its old "
+		                        "region drains)",
 		         id);
 		return -EBUSY;
 	}

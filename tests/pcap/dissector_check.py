@@ -17,7 +17,7 @@ SML = ["msg_type", "size", "job_number", "tsi", "pool_index", "pool_index.set",
 ATP = ["template.ecn", "bitmap", "num_worker", "flag", "flag.overflow", "flag.psindex",
        "flag.dataindex", "flag.ecn", "flag.resend", "flag.collision", "flag.ack", "app", "seq",
        "agtr", "agtr2", "values", "value", "key", "len_tensor", "job", "kind", "join.nonce",
-       "join.state", "announce.nonce"]
+       "join.state", "announce.nonce", "tensor", "note.first", "note.size", "note.gen"]
 ASK = ["type", "flags", "flags.resend", "flags.long", "flags.last", "flags.error", "task",
        "channel", "nslots", "key_bytes", "seq", "bitmap", "sel.slot", "sel.copy", "start",
        "incarnation", "max_records", "records", "slot.index", "slot.valid", "key", "value",
@@ -73,6 +73,11 @@ def atp(b):
         d["key"] = [be(b, 282, 8)]
         d["len_tensor"] = [be(b, 290, 4)]
         d["job"] = [int.from_bytes(b[286:290], "little")]
+        d["tensor"] = [int.from_bytes(b[282:286], "little")]
+    if fl & 0x11 == 0x11:
+        d["note.first"] = [be(b, 20, 2)]
+        d["note.size"] = [be(b, 22, 2) or 65536]
+        d["note.gen"] = [be(b, 32, 2)]
     seq = be(b, 28, 2)
     d["kind"] = ["data" if seq else "ANNOUNCE" if fl & 1 else "JOIN"]
     if d["kind"] == ["JOIN"] and n >= 2:
