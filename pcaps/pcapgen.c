@@ -1114,6 +1114,7 @@ static void usage(FILE *fp)
 	        "                        [--config FILE]\n"
 	        "       %s atp DIR\n"
 	        "       %s atp-ports DIR\n"
+	        "       %s atp-region DIR\n"
 	        "       %s atp-bench OUT.pcap [--workers W] [--agtrs N] [--config FILE]\n"
 	        "       %s ask DIR\n"
 	        "       %s ask-bench OUT.pcap [--count N] [--dst MAC] [--src MAC] [--config FILE]\n"
@@ -1141,6 +1142,9 @@ static void usage(FILE *fp)
 	        "atp-ports\n"
 	        "       ATP with every worker and PS on its own port, for inswitch\n"
 	        "       --replay-ordered (inputs stamped in processing order), files as for l2\n"
+	        "atp-region\n"
+	        "       as atp-ports, with app 1 given a region of its own by the config: the\n"
+	        "       region change's edge cases (docs/memory.md), files as for l2\n"
 	        "atp-bench\n"
 	        "       ATP frames of app 1 from W workers (default 8) for aggregators\n"
 	        "       0..N-1 (default 455), each followed by the PS's ACK that frees it, so\n"
@@ -1156,7 +1160,7 @@ static void usage(FILE *fp)
 	        "       receiver on port 1) goes to stdout, or to FILE with --config\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -1185,6 +1189,8 @@ int main(int argc, char **argv)
 		return cmd_atp_bench(argc - 2, argv + 2);
 	if (strcmp(argv[1], "atp-ports") == 0)
 		return cmd_atp_ports(argc - 2, argv + 2);
+	if (strcmp(argv[1], "atp-region") == 0)
+		return cmd_atp_region(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask") == 0)
 		return cmd_ask(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask-bench") == 0)

@@ -193,6 +193,7 @@ int cmd_syncagtr_bench(int argc, char **argv);
 int cmd_atp(int argc, char **argv);
 int cmd_atp_bench(int argc, char **argv);
 int cmd_atp_ports(int argc, char **argv);
+int cmd_atp_region(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
 int cmd_ask_bench(int argc, char **argv);
 

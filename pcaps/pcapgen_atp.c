@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pcapgen atp: the ATP golden scenario (pcaps/atp/), and pcapgen atp-bench: ATP traffic that keeps
- * aggregating when replayed in a loop (bench/run.sh).
+ * pcapgen atp: the ATP golden scenario (pcaps/atp/), pcapgen atp-ports (one port per host),
+ * pcapgen atp-region (app 1 given a region of its own by the config: the change's edge cases,
+ * docs/memory.md), and pcapgen atp-bench: ATP traffic that keeps aggregating when replayed in a
+ * loop (bench/run.sh).
  *
  * The expected outputs come from a model of the pipeline's documented behaviour (ATP's p4ml.p4,
  * flattened to one pass as specified for inswitch in docs/atp.md and pcaps/README.md), written
@@ -23,6 +25,13 @@
 #define AT_POOL   1000 /* `atp pool resize`: agtr 1000 is the first one out of range */
 #define AT_TENSOR 1024000u
 #define AT_RAIL   2147483647 /* a stored element is updated only strictly inside +-AT_RAIL */
+#define AT_TAG                                                                          \
+	0x1234u        /* the tensor (the key's low half) of every frame but those that \
+	                * say otherwise */
+#define AT_CELLS 2048u /* the aggregators the model keeps: the pool and app 1's region */
+/* atp-region: app 1's region, asked for by the config after the apps are added. */
+#define AR_BASE 1000u
+#define AR_SIZE 8u
 
 /* The apps, indexed 1..2 in the scenario tables (= their appID). */
 struct at_app_cfg {
@@ -57,15 +66,39 @@ static void host_mac(uint8_t *mac, unsigned h)
 
 struct at_agtr {
 	uint32_t owner; /* appID << 16 | seq; 0: free */
+	uint32_t tag;   /* the tensor of the claim (the tensor check, docs/atp.md) */
 	uint32_t bitmap;
 	unsigned count;
 	bool ecn;
 	int32_t v[ATP_VALUES];
 };
 
-struct at_model {
-	struct at_agtr agtr[AT_POOL];
+/* An app's region (docs/memory.md, ATP regions): gen 0, the shared range [0, AT_POOL). */
+struct at_region {
+	unsigned gen, base, size; /* the current region (gen >= 1) */
+	unsigned obase, osize;    /* the old one while the change runs (osize 0: none) */
+	bool claim_old;           /* "moving": claims in the old one too */
 };
+
+struct at_model {
+	struct at_agtr agtr[AT_CELLS];
+	struct at_region reg[AT_APPS + 1];
+};
+
+/* The region note an app with a region puts in its results and ANNOUNCEs. */
+static void at_note(const struct at_region *g, uint8_t *r)
+{
+	r[39] |= ATP_F_DATAINDEX;
+	put16(r + ATP_OFF_HDR, (uint16_t)g->base);
+	put16(r + ATP_OFF_HDR + 2, (uint16_t)g->size);
+	put16(r + 46, (uint16_t)g->gen);
+}
+
+static uint32_t at_tag(const uint8_t *b)
+{
+	return (uint32_t)b[ATP_OFF_KEY] | (uint32_t)b[ATP_OFF_KEY + 1] << 8 |
+	       (uint32_t)b[ATP_OFF_KEY + 2] << 16 | (uint32_t)b[ATP_OFF_KEY + 3] << 24;
+}
 
 /* The l2 table of the scenario's config: hosts 1..4 behind at_host_port[]. */
 static const struct scenario_host at_hosts[] = {
@@ -112,26 +145,39 @@ static bool at_worker_port(const struct at_app_cfg *a, unsigned in)
 	return false;
 }
 
-/* An ACK from the PS: frees the aggregator it names, multicast unchanged to the worker ports. */
+/* An ACK from the PS: frees the aggregator it names, multicast unchanged to the worker ports
+ * (an app with a region: with the region note; an ACK outside its regions frees nothing). */
 static void at_ack(struct at_model *m, const struct at_app_cfg *a, const uint8_t *b, uint32_t len,
                    unsigned in, struct scenario_out *o, const char *pre)
 {
 	unsigned flag = b[39], psi = (flag & ATP_F_PSINDEX) >> ATP_PSINDEX_SHIFT, agtr, i, k;
 	uint32_t key = get32(b + 40);
+	const struct at_region *rg = &m->reg[a->id];
 	const char *what = "no state (overflow)";
+	uint8_t nb[ATP_FRAME_LEN + 64];
 
 	if (a->ps[psi] != (int)in) {
 		snprintf(o->why, sizeof(o->why), "%s: ACK not from PS%u's port: drop (atp-port)",
 		         pre, psi);
 		return;
 	}
-	if (!(flag & ATP_F_OVERFLOW) || (flag & ATP_F_RESEND)) {
+	if (rg->gen != 0 && len <= sizeof(nb)) {
+		memcpy(nb, b, len);
+		at_note(rg, nb);
+		b = nb;
+	}
+	if (get16(b + 42) == 0) {
+		what = "ANNOUNCE of the current job";
+	} else if (!(flag & ATP_F_OVERFLOW) || (flag & ATP_F_RESEND)) {
 		agtr = get16(b + 44);
-		if (agtr >= AT_POOL) {
+		if (agtr >= (rg->gen ? AT_CELLS : AT_POOL)) {
 			snprintf(o->why, sizeof(o->why), "%s: ACK: drop (atp-agtr)", pre);
 			return;
 		}
-		if (m->agtr[agtr].owner == key) {
+		if (rg->gen != 0 && !(agtr - rg->base < rg->size) &&
+		    !(agtr - rg->obase < rg->osize)) {
+			what = "outside the app's regions: nothing freed";
+		} else if (m->agtr[agtr].owner == key) {
 			struct at_agtr *g = &m->agtr[agtr];
 
 			g->owner = g->bitmap = 0;
@@ -148,8 +194,8 @@ static void at_ack(struct at_model *m, const struct at_app_cfg *a, const uint8_t
 		if (k == i)
 			scenario_out_add(o, a->ports[i], b, len);
 	}
-	snprintf(o->why, sizeof(o->why), "%s: ACK, %s: multicast unchanged to the workers", pre,
-	         what);
+	snprintf(o->why, sizeof(o->why), "%s: ACK, %s: multicast %s to the workers", pre, what,
+	         rg->gen ? "with the region note" : "unchanged");
 }
 
 /* Resend: flushes a partial aggregate to the PS, or passes a stranger's resend on. */
@@ -160,6 +206,13 @@ static void at_resend(struct at_agtr *g, uint8_t *r, uint32_t key, uint32_t w, b
 
 	if (g->owner != key) {
 		snprintf(what, n, "resend, not the owner: unchanged");
+		return;
+	}
+	if (g->tag != at_tag(r)) {
+		g->owner = g->bitmap = 0;
+		g->count = 0;
+		g->ecn = false;
+		snprintf(what, n, "resend, the owner's seq of another tensor: released, unchanged");
 		return;
 	}
 	g->owner = g->bitmap = 0;
@@ -189,6 +242,28 @@ static bool at_normal(struct at_agtr *g, uint8_t *r, uint32_t key, uint32_t w, b
 		         g->owner & 0xffff);
 		return true;
 	}
+	if (g->owner == key && g->tag != at_tag(r)) {
+		/* the tensor check: another tensor's aggregation of this seq, taken over */
+		unsigned j;
+
+		g->bitmap = w;
+		g->count = 1;
+		g->ecn = ecn_in;
+		for (j = 0; j < ATP_VALUES; j++)
+			g->v[j] = value(r, j);
+		g->tag = at_tag(r);
+		if (nw != 1) {
+			snprintf(what, n,
+			         "another tensor's seq held it: taken over, count 1 of %u: "
+			         "consumed",
+			         nw);
+			return false;
+		}
+		put32(r + ATP_OFF_HDR, w);
+		snprintf(what, n, "another tensor's seq held it: taken over, complete");
+		return true;
+	}
+	g->tag = at_tag(r);
 	g->owner = key;
 	g->bitmap |= w;
 	if (g->ecn)
@@ -263,12 +338,20 @@ static void at_atp(struct at_model *m, const uint8_t *b, uint32_t len, unsigned 
 	}
 	memcpy(r, b, len);
 	r[39] |= ATP_F_DATAINDEX;
-	if (flag & ATP_F_OVERFLOW) {
+	const struct at_region *g = &m->reg[app];
+	bool cur = agtr - g->base < g->size, old = !cur && agtr - g->obase < g->osize;
+	if (seq == 0) {
+		snprintf(what, sizeof(what), "JOIN: unchanged");
+		out = true;
+	} else if (flag & ATP_F_OVERFLOW) {
 		snprintf(what, sizeof(what), "overflow: unchanged, no state");
 		out = true;
-	} else if (agtr >= AT_POOL) {
+	} else if (agtr >= (g->gen ? AT_CELLS : AT_POOL)) {
 		snprintf(o->why, sizeof(o->why), "%s: beyond the pool: drop (atp-agtr)", pre);
 		return;
+	} else if (g->gen != 0 && !cur && !(old && (g->claim_old || (flag & ATP_F_RESEND)))) {
+		snprintf(what, sizeof(what), "outside the app's region: unchanged, no state");
+		out = true;
 	} else if (flag & ATP_F_RESEND) {
 		at_resend(&m->agtr[agtr], r, key, w, ecn_in, what, sizeof(what));
 		out = true;
@@ -328,6 +411,7 @@ struct at_spec {
 	uint8_t vlan;  /* 802.1Q tag after the MACs */
 	uint32_t lent; /* len_tensor when nonzero */
 	uint8_t dst;   /* AK_UDP: destination host */
+	uint32_t tag;  /* the tensor, the key's low half (0: AT_TAG) */
 	const char *what;
 };
 
@@ -502,6 +586,54 @@ static const struct at_spec at_frames_ports[] = {
 /* clang-format on */
 #define AT_NFRAMES_PORTS (sizeof(at_frames_ports) / sizeof(at_frames_ports[0]))
 
+#define JOIN(p, a, id) .port = p, .kind = AK_DATA, .app = a, .seq = 0, .agtr = 0, .wid = id
+
+/*
+ * atp-region: the apps of atp, one port per host (as atp-ports), frames in wire order
+ * (--replay-ordered); the config gives app 1 a region of its own, aggregators 1000..1007, so the
+ * frames meet a change under way ("moving": claims in the new region and, as the workers have
+ * not all moved, in the shared range the app leaves). Worker 2 never claims in the new region,
+ * so the change stays in that phase for the whole replay. The edge cases: a window in flight in
+ * the old range completes there; results carry the region; a seq whose workers are in different
+ * regions completes through resends (loss); a frame outside both regions and its ACK touch
+ * nothing; an ANNOUNCE tells a late worker the region; app 2 (never changed) reaches neither the
+ * region nor sees a note; a late frame's claim is kept out of the next tensor (tensor check).
+ */
+static const struct at_spec ar_frames[] = {
+        {W(0, 1, 1, 5, 0), .base = 1, .what = "a1 seq 1 agtr 5 (old range) from w0: 1"},
+        {W(1, 1, 1, 5, 1), .base = 10, .what = "a1 seq 1 agtr 5 from w1: 10"},
+        {W(2, 1, 1, 5, 2), .base = 100, .what = "a1 seq 1 agtr 5 from w2: 100: complete"},
+        {ACK(3, 1, 1, 5), .base = 111, .what = "ACK a1 seq 1 agtr 5: frees, with the note"},
+        {W(0, 1, 2, 1001, 0), .base = 2, .what = "a1 seq 2 agtr 1001 (new region) from w0"},
+        {W(1, 1, 2, 1001, 1), .base = 3, .what = "a1 seq 2 agtr 1001 from w1"},
+        {W(2, 1, 2, 6, 2), .base = 4, .what = "a1 seq 2 agtr 6 (old range) from w2, not moved"},
+        {W(2, 1, 2, 6, 2), .flag = ATP_F_RESEND, .base = 4,
+         .what = "a1 seq 2 agtr 6 from w2, resent: flushes its part"},
+        {W(0, 1, 2, 1001, 0), .flag = ATP_F_RESEND, .base = 2,
+         .what = "a1 seq 2 agtr 1001 from w0, resent: flushes w0 + w1"},
+        {ACK(3, 1, 2, 1001), .base = 9, .what = "ACK a1 seq 2 agtr 1001 (the PS merged it)"},
+        {W(0, 1, 3, 1500, 0), .base = 9, .what = "a1 seq 3 agtr 1500 (outside both) from w0"},
+        {ACK(3, 1, 3, 1500), .base = 9, .what = "ACK a1 seq 3 agtr 1500: frees nothing"},
+        {JOIN(2, 1, 2), .what = "a1 JOIN from w2 (a worker starting late)"},
+        {ACK(3, 1, 0, 0), .what = "a1 ANNOUNCE of its job from the PS: with the note"},
+        {W(2, 2, 1, 1002, 0), .what = "a2 seq 1 agtr 1002 (app 1's region) from w0"},
+        {W(2, 2, 1, 7, 0), .base = 5, .what = "a2 seq 1 agtr 7 from w0"},
+        {W(0, 2, 1, 7, 1), .base = 6, .what = "a2 seq 1 agtr 7 from w1: complete"},
+        {ACK(1, 2, 1, 7), .base = 11, .what = "ACK a2 seq 1 agtr 7: app 2 has no region, no note"},
+        {W(1, 1, 1, 5, 1), .base = 10, .what = "a1 seq 1 agtr 5 from w1, late (after its ACK)"},
+        {W(0, 1, 1, 5, 0), .base = 20, .tag = 0x1235,
+         .what = "a1 seq 1 agtr 5 from w0, next tensor: takes the stale claim over"},
+        {W(1, 1, 1, 5, 1), .base = 30, .tag = 0x1235,
+         .what = "a1 seq 1 agtr 5 from w1, next tensor"},
+        {W(2, 1, 1, 5, 2), .base = 40, .tag = 0x1235,
+         .what = "a1 seq 1 agtr 5 from w2, next tensor: complete, 90 (not 100)"},
+        {W(1, 1, 4, 1002, 1), .base = 50, .tag = 0x1234,
+         .what = "a1 seq 4 agtr 1002 from w1, late claim of tensor 0x1234"},
+        {W(1, 1, 4, 1002, 1), .flag = ATP_F_RESEND, .base = 60, .tag = 0x1235,
+         .what = "a1 seq 4 agtr 1002 from w1, tensor 0x1235, resent: releases, not flushed"},
+};
+#define AR_NFRAMES (sizeof(ar_frames) / sizeof(ar_frames[0]))
+
 static int32_t at_value(const struct at_spec *s, unsigned j)
 {
 	if (s->pat != VP_LIN && j < 8)
@@ -541,7 +673,7 @@ static void at_build_atp(struct frame *f, bool ack, unsigned app, unsigned seq, 
 	put16(f->b + 42, (uint16_t)seq);
 	put16(f->b + 44, (uint16_t)agtr);
 	put16(f->b + 46, (uint16_t)(agtr + ATP_AGTR_MAX));
-	put_key(f->b + ATP_OFF_KEY, (uint64_t)AT_JOB(app) << 32 | 0x1234);
+	put_key(f->b + ATP_OFF_KEY, (uint64_t)AT_JOB(app) << 32 | AT_TAG);
 	put32(f->b + ATP_OFF_LEN, AT_TENSOR);
 	f->len = ATP_FRAME_LEN;
 }
@@ -562,6 +694,8 @@ static void at_build(struct frame *f, const struct at_spec *s, unsigned idx)
 		             s->kind == AK_ACK ? 1u : 1u << s->wid, nw,
 		             s->flag | (s->kind == AK_ACK ? ATP_F_ACK : 0));
 		f->b[ATP_OFF_TOS] = s->tos;
+		if (s->tag)
+			put_key(f->b + ATP_OFF_KEY, (uint64_t)AT_JOB(s->app) << 32 | s->tag);
 		for (j = 0; j < ATP_VALUES; j++)
 			put32(f->b + ATP_OFF_VALUES + 4 * j, (uint32_t)at_value(s, j));
 		if (s->lent)
@@ -634,13 +768,16 @@ static int at_write_config(const char *dir)
 	size_t n;
 	unsigned a, i, h;
 
+	const char *scen = at_table == ar_frames   ? "atp-region"
+	                   : at_table == at_frames ? "atp"
+	                                           : "atp-ports";
 	n = (size_t)snprintf(text, sizeof(text),
-	                     "# atp golden scenario: the switch's start-up commands.\n"
-	                     "# Written by `pcapgen atp`; do not edit, regenerate "
+	                     "# %s golden scenario: the switch's start-up commands.\n"
+	                     "# Written by `pcapgen %s`; do not edit, regenerate "
 	                     "(pcaps/README.md).\n"
 	                     "pipeline enable atp\n"
 	                     "atp pool resize %u\n",
-	                     AT_POOL);
+	                     scen, scen, AT_POOL);
 	for (a = 1; a <= AT_APPS; a++) {
 		const struct at_app_cfg *c = &at_app_cfg[a];
 
@@ -661,6 +798,9 @@ static int at_write_config(const char *dir)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "\natp app reset %u job %u\n",
 		                      c->id, AT_JOB(c->id));
 	}
+	if (at_table == ar_frames)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+		                      "atp app region 1 size %u base %u\n", AR_SIZE, AR_BASE);
 	for (h = 1; h < AT_NHOSTS; h++) {
 		uint8_t m[6];
 
@@ -695,6 +835,13 @@ static int at_main(const char *name, const struct at_spec *table, unsigned nfram
 	if (c == NULL)
 		return 1;
 	at_table = table;
+	if (table == ar_frames)
+		c->m.reg[1] = (struct at_region){.gen = 1,
+		                                 .base = AR_BASE,
+		                                 .size = AR_SIZE,
+		                                 .obase = 0,
+		                                 .osize = AT_POOL,
+		                                 .claim_old = true};
 	int rc = scenario_write(&scen, argv[0], c, header);
 	free(c);
 	return rc;
@@ -727,6 +874,20 @@ int cmd_atp_ports(int argc, char **argv)
 	        "v61: first and last value out (signed).\n",
 	        AT_POOL);
 	return at_main("atp-ports", at_frames_ports, AT_NFRAMES_PORTS, true, argc, argv, header);
+}
+
+int cmd_atp_region(int argc, char **argv)
+{
+	char header[1024];
+	snprintf(header, sizeof(header),
+	         "# Input frames of the atp-region golden scenario in the order the switch takes "
+	         "them with\n# --replay-ordered, what each must do and where its outputs go. "
+	         "Written by `pcapgen atp-region`;\n# do not edit. The apps of atp-ports; the "
+	         "config gives app 1 aggregators %u..%u while its\n# workers run (docs/memory.md, "
+	         "ATP regions): a change \"moving\" for the whole replay. v0, v61:\n# first and "
+	         "last value out (signed).\n",
+	         AR_BASE, AR_BASE + AR_SIZE - 1);
+	return at_main("atp-region", ar_frames, AR_NFRAMES, true, argc, argv, header);
 }
 
 /* ---- Benchmark traffic ----------------------------------------------------------------- */
