@@ -41,7 +41,17 @@ struct job {
 	/* measured: bytes at the last sample, and the rate over the sample before */
 	uint64_t bytes0;
 	double t0, measured;
+	/* its pace (pace_sample): the progress reported at the start of the window, the region it
+	 * had then, and the communication the model predicts over the time it takes, smoothed:
+	 * (0, 1], 0 until measured */
+	double pace_t, pace_done, eff;
+	uint32_t pace_units;
 };
+
+/* A window of progress shorter than this says too little of a job's pace. */
+#define PACE_MIN_S 1.0
+/* A job is never planned as slower than this share of its model (a stall is not a pace). */
+#define PACE_EFF_MIN 0.2
 
 static const struct isw_alloc_kind *kinds[ISW_ALLOC_KINDS_MAX];
 static uint32_t capacity[ISW_ALLOC_KINDS_MAX];
@@ -101,8 +111,11 @@ static void job_model(const struct job *j, const struct isw_alloc_tenant *t,
 	a->t_comp = j->t_comp;
 	/* a job that gave no iteration count runs for ever as far as the model can tell */
 	a->iters = j->iters > 0 ? fmax(j->iters - j->done, 0) : 1e12;
-	a->rtt = j->rtt;
-	a->peak = j->peak;
+	/* a job slower than its model (pace_sample) is planned at the pace it keeps: every
+	 * throughput scaled by eff, the units past which more buys nothing unchanged */
+	double eff = j->eff > 0 ? j->eff : 1;
+	a->rtt = j->rtt / eff;
+	a->peak = j->peak * eff;
 	/* a SyncAgtr slot keeps one packet in flight (its two sets: the round and the last one's
 	 * result, kept for resends): a packet's payload a round trip */
 	a->unit_bytes = 4.0 * j->elems;
@@ -383,6 +396,38 @@ ISW_CMD_REGISTER(alloc_job_add, "alloc job add",
                  "of its model (docs/memory.md); the allocator plans its region from then on",
                  cmd_job_add)
 
+/*
+ * A job behind its plan (docs/memory.md, Using it): at each report of progress, over the window
+ * since the last one that began it (at least PACE_MIN_S, the region unchanged all along), the
+ * time an iteration took against the model's: the communication the model predicts for the
+ * region the job had, over what the iterations took beyond their compute. eff, smoothed over the
+ * windows (half the last), scales the job's throughput in every plan after, so its need grows
+ * by what it lost: start-up, changes that take effect at the next iteration, a slower path than
+ * its round trip says. Never above 1: a job faster than its model keeps the model's need.
+ */
+static void pace_sample(struct job *j)
+{
+	struct isw_alloc_tenant t;
+	char err[128];
+	double now = now_s();
+	if (j->kind->info(j->id, &t, err, sizeof(err)) < 0)
+		return;
+	bool same = j->pace_t > 0 && t.units == j->pace_units && !t.changing;
+	if (same && now - j->pace_t < PACE_MIN_S)
+		return;
+	if (same && j->done > j->pace_done && j->model_bytes > 0 && j->rtt > 0 && t.units > 0) {
+		double per_iter = (now - j->pace_t) / (j->done - j->pace_done);
+		double thr = fmin((double)t.units * 4.0 * j->elems / j->rtt, j->peak);
+		double comm = per_iter - j->t_comp;
+		double e = comm > 0 ? j->model_bytes / thr / comm : 1;
+		e = fmax(PACE_EFF_MIN, fmin(e, 1));
+		j->eff = j->eff > 0 ? (j->eff + e) / 2 : e;
+	}
+	j->pace_t = now;
+	j->pace_done = j->done;
+	j->pace_units = t.units;
+}
+
 static int cmd_job_update(struct isw_cmd_ctx *c, int argc, char **argv)
 {
 	if (isw_arg_count(c, argc, 3, 1 + 2 * F_NB) < 0)
@@ -395,6 +440,8 @@ static int cmd_job_update(struct isw_cmd_ctx *c, int argc, char **argv)
 		*j = was;
 		return -EINVAL;
 	}
+	if (j->done != was.done)
+		pace_sample(j);
 	dirty = true; /* an update re-plans at the next tick */
 	isw_json_str_kv(c->out, "job", j->name);
 	return 0;
@@ -521,6 +568,10 @@ static void job_json(struct isw_json *o, const struct job *j, double now)
 		isw_json_null(o, "predicted_gbps");
 	}
 	isw_json_dbl(o, "measured_gbps", j->measured * 8 / 1e9);
+	if (j->eff > 0)
+		isw_json_dbl(o, "pace", j->eff);
+	else
+		isw_json_null(o, "pace");
 	/* predicted from the region it has now, not the planned one */
 	if (have && j->iters > 0) {
 		struct isw_alloc_job a;

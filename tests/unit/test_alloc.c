@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -145,6 +146,54 @@ static void test_edf_deadline(void **state)
 	has("alloc plan", "\"class\":\"late\"");
 }
 
+/* The number after key in job a's object of the reply to line (-1 when absent or null). */
+static double field(const char *line, const char *key)
+{
+	char want[64];
+	run(line);
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	const char *at = strstr(isw_json_str(&out), "\"job\":\"a\"");
+	at = at != NULL ? strstr(at, want) : NULL;
+	if (at == NULL || strncmp(at + strlen(want), "null", 4) == 0)
+		return -1;
+	return strtod(at + strlen(want), NULL);
+}
+
+/*
+ * A job behind its plan: its reported progress, slower than the model at the region it has,
+ * lowers its pace, and the plan raises its need by as much.
+ */
+static void test_pace(void **state)
+{
+	(void)state;
+	run("alloc capacity syncagtr 200");
+	run("alloc policy edf");
+	/* a best-effort job takes what the deadline job does not need */
+	has("alloc job add b syncagtr 2", "\"planned_units\":200");
+	run("syncagtr session reset 2 keep-workers"); /* its change ends */
+	usleep(60 * 1000);
+	/* 600 x 1 MB in 60 s: 10 MB/s, 40 slots at the default figures */
+	has("alloc job add a syncagtr 1 deadline-s 60 model-mb 1 iters 600",
+	    "\"planned_units\":40");
+	run("syncagtr session reset 1 keep-workers"); /* the changes end */
+	run("syncagtr session reset 2 keep-workers");
+	usleep(60 * 1000);
+	has("alloc plan", "\"need\":40");
+	assert_true(field("alloc show", "pace") < 0); /* not measured yet */
+	run("alloc job update a done 10");            /* a window starts */
+	usleep(1100 * 1000);
+	/* 10 iterations in 1.1 s or more: 0.11 s each, where the model's 40 slots (10.24 MB/s)
+	 * take 0.098 s: a pace of 0.89 at most */
+	run("alloc job update a done 20");
+	double pace = field("alloc show", "pace");
+	assert_true(pace > 0 && pace <= 0.9);
+	/* 580 iterations in 58.9 s or less at that pace: more than 40 slots */
+	double need = field("alloc plan", "need");
+	if (need <= 40)
+		fail_msg("need %g at pace %g", need, pace);
+	has("alloc show", "\"class\":\"on-time\"");
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -178,10 +227,8 @@ static void test_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        T(test_static_split),
-	        T(test_fixed_session),
-	        T(test_edf_deadline),
-	        T(test_refused),
+	        T(test_static_split), T(test_fixed_session), T(test_edf_deadline),
+	        T(test_pace),         T(test_refused),
 	};
 	if (isw_test_eal("test-alloc", 4) < 0)
 		return 1;
