@@ -51,7 +51,7 @@ struct job {
 /* A window of progress shorter than this says too little of a job's pace. */
 #define PACE_MIN_S 1.0
 /* A job is never planned as slower than this share of its model (a stall is not a pace). */
-#define PACE_EFF_MIN 0.2
+#define PACE_EFF_MIN 0.5
 
 static const struct isw_alloc_kind *kinds[ISW_ALLOC_KINDS_MAX];
 static uint32_t capacity[ISW_ALLOC_KINDS_MAX];
@@ -111,11 +111,11 @@ static void job_model(const struct job *j, const struct isw_alloc_tenant *t,
 	a->t_comp = j->t_comp;
 	/* a job that gave no iteration count runs for ever as far as the model can tell */
 	a->iters = j->iters > 0 ? fmax(j->iters - j->done, 0) : 1e12;
-	/* a job slower than its model (pace_sample) is planned at the pace it keeps: every
-	 * throughput scaled by eff, the units past which more buys nothing unchanged */
-	double eff = j->eff > 0 ? j->eff : 1;
-	a->rtt = j->rtt / eff;
-	a->peak = j->peak * eff;
+	/* a job slower than its model (pace_sample) is planned at the pace it keeps: a unit
+	 * buys eff of what the model says; the throughput all the memory buys is the model's
+	 * (whether a deadline can be met at all is the model's to say) */
+	a->rtt = j->eff > 0 ? j->rtt / j->eff : j->rtt;
+	a->peak = j->peak;
 	/* a SyncAgtr slot keeps one packet in flight (its two sets: the round and the last one's
 	 * result, kept for resends): a packet's payload a round trip */
 	a->unit_bytes = 4.0 * j->elems;
@@ -398,12 +398,13 @@ ISW_CMD_REGISTER(alloc_job_add, "alloc job add",
 
 /*
  * A job behind its plan (docs/memory.md, Using it): at each report of progress, over the window
- * since the last one that began it (at least PACE_MIN_S, the region unchanged all along), the
- * time an iteration took against the model's: the communication the model predicts for the
- * region the job had, over what the iterations took beyond their compute. eff, smoothed over the
- * windows (half the last), scales the job's throughput in every plan after, so its need grows
- * by what it lost: start-up, changes that take effect at the next iteration, a slower path than
- * its round trip says. Never above 1: a job faster than its model keeps the model's need.
+ * since the last one that began it (at least PACE_MIN_S, the region unchanged all along, the job
+ * on time at no more than its need), the time an iteration took against the model's: the
+ * communication the model predicts for the region the job had, over what the iterations took
+ * beyond their compute. eff, smoothed over the windows (the last weighs a quarter), scales what
+ * a unit buys in every plan after, so the job's need grows by what it lost: changes that take
+ * effect at the next iteration, a slower path than its round trip says. Between PACE_EFF_MIN and
+ * 1: a job faster than its model keeps the model's need.
  */
 static void pace_sample(struct job *j)
 {
@@ -412,7 +413,10 @@ static void pace_sample(struct job *j)
 	double now = now_s();
 	if (j->kind->info(j->id, &t, err, sizeof(err)) < 0)
 		return;
-	bool same = j->pace_t > 0 && t.units == j->pace_units && !t.changing;
+	/* only where the model's slope applies: a deadline job at no more than its need (past
+	 * it, a job gains less than the slope says, by design, and more memory is no remedy) */
+	bool same = j->pace_t > 0 && t.units == j->pace_units && !t.changing && j->deadline > 0 &&
+	            j->planned && j->plan.cls == ISW_ALLOC_ON_TIME && t.units <= j->plan.need;
 	if (same && now - j->pace_t < PACE_MIN_S)
 		return;
 	if (same && j->done > j->pace_done && j->model_bytes > 0 && j->rtt > 0 && t.units > 0) {
@@ -421,7 +425,7 @@ static void pace_sample(struct job *j)
 		double comm = per_iter - j->t_comp;
 		double e = comm > 0 ? j->model_bytes / thr / comm : 1;
 		e = fmax(PACE_EFF_MIN, fmin(e, 1));
-		j->eff = j->eff > 0 ? (j->eff + e) / 2 : e;
+		j->eff = j->eff > 0 ? (3 * j->eff + e) / 4 : e;
 	}
 	j->pace_t = now;
 	j->pace_done = j->done;
