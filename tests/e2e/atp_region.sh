@@ -47,34 +47,12 @@ isw_atp_ps 5 --app 1 --workers 4 $COMMON || isw_fail "the PS did not start"
 
 # The changer: a change of app 1's region each time the last one has drained, until CHANGES
 # of them have.
+app_state() {
+	isw_ctl --json atp app show 1 |
+		jq -r '.apps[0] | "\(.regions_drained) \(if .change == "-" then 1 else 0 end) \(.aggregators)"'
+}
 changer() {
-	local i=0 sizes=(32 64 128 64 32 16) s base out show
-	while :; do
-		show=$(isw_ctl --json atp app show 1)
-		jq '.apps[0].regions_drained' <<<"$show" >"$ISW_TMP/changes.new"
-		mv "$ISW_TMP/changes.new" "$ISW_TMP/changes"
-		[ "$(cat "$ISW_TMP/changes")" -lt "$CHANGES" ] || return 0
-		if [ "$(jq -r '.apps[0].change' <<<"$show")" != - ]; then
-			sleep 0.02
-			continue
-		fi
-		s=${sizes[$((i % 6))]}
-		base=""
-		# every third change: the same size as now, elsewhere
-		if [ $((i % 3)) = 2 ]; then
-			s=$(jq '.apps[0].aggregators' <<<"$show")
-			base="base $((1000 + (i % 4) * 1000))"
-		fi
-		# shellcheck disable=SC2086 # base: none, or two words
-		if out=$(isw_ctl atp app region 1 size "$s" $base 2>&1); then
-			i=$((i + 1))
-		elif [[ $out != *EBUSY* && $out != *ENOSPC* ]]; then
-			echo "changer: $out" >"$ISW_TMP/changer.err"
-			return 1
-		else
-			sleep 0.02
-		fi
-	done
+	isw_region_changer app_state isw_ctl atp app region 1 size
 }
 echo 0 >"$ISW_TMP/changes"
 changer &

@@ -22,6 +22,14 @@
 #   isw_python BUILD_DIR MODULES...  the Python of the tests (Debian's /usr/bin/python3) in
 #                         $py, with the inswitch package and BUILD_DIR's library in its
 #                         environment; exits 77 (skipped) when a module is missing
+#   isw_region_changer STATE CHANGE...  the changer of the region tests: while fewer than
+#                         CHANGES have drained (STATE prints "DRAINED IDLE SIZE": the changes
+#                         drained, 1 when the tenant takes a change now, its size), asks
+#                         CHANGE... SIZE [base B] each time it is IDLE: sizes 32 64 128 64 32
+#                         16 in turn, every third change the same size at another place
+#                         (a move); EBUSY or ENOSPC is tried again, any other refusal ends it
+#                         with status 1 and its text in $ISW_TMP/changer.err. DRAINED is kept
+#                         in $ISW_TMP/changes
 #   isw_atp_ps I ARGS...  start atp-ps ARGS in host I's namespace, wait until it runs; its pid
 #                         in ISW_PS_PID (stopped by isw_cleanup too); its stderr in
 #                         $ISW_TMP/ps.I.err
@@ -457,6 +465,37 @@ isw_cleanup() {
 		ip netns del "${ISW_TAG}srv" 2>/dev/null || true
 	fi
 	rm -rf "$ISW_TMP" /var/run/dpdk/isw-"$ISW_TAG"-*
+}
+
+isw_region_changer() {
+	local state=$1 i=0 sizes=(32 64 128 64 32 16) s base out drained idle cur
+	shift
+	while :; do
+		read -r drained idle cur < <("$state")
+		echo "$drained" >"$ISW_TMP/changes.new"
+		mv "$ISW_TMP/changes.new" "$ISW_TMP/changes"
+		[ "$drained" -lt "$CHANGES" ] || return 0
+		if [ "$idle" != 1 ]; then
+			sleep 0.02
+			continue
+		fi
+		s=${sizes[$((i % 6))]}
+		base=""
+		# every third change: the same size as now, elsewhere
+		if [ $((i % 3)) = 2 ]; then
+			s=$cur
+			base="base $((1000 + (i % 4) * 1000))"
+		fi
+		# shellcheck disable=SC2086 # base: none, or two words
+		if out=$("$@" "$s" $base 2>&1); then
+			i=$((i + 1))
+		elif [[ $out != *EBUSY* && $out != *ENOSPC* ]]; then
+			echo "changer: $out" >"$ISW_TMP/changer.err"
+			return 1
+		else
+			sleep 0.02
+		fi
+	done
 }
 
 isw_atp_ps() {

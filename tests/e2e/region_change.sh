@@ -44,34 +44,12 @@ echo "switch on $ISW_DRIVER ports; 1% drop, duplication and reordering on every 
 # The changer: region changes of session 1 while its workers are registered (between batches
 # a change would only end for want of workers), each retried until the switch takes it, until
 # CHANGES of them have drained under the running jobs.
+session_state() {
+	isw_ctl --json syncagtr session show 1 |
+		jq -r '.sessions[0] | "\(.changes_drained) \(if .registered == 4 and .changing == false then 1 else 0 end) \(.slots)"'
+}
 changer() {
-	local i=0 sizes=(32 64 128 64 32 16) s base out show
-	while :; do
-		show=$(isw_ctl --json syncagtr session show 1)
-		jq '.sessions[0].changes_drained' <<<"$show" >"$ISW_TMP/changes"
-		[ "$(cat "$ISW_TMP/changes")" -lt $CHANGES ] || return 0
-		if [ "$(jq '.sessions[0].registered' <<<"$show")" != 4 ] ||
-			[ "$(jq '.sessions[0].changing' <<<"$show")" = true ]; then
-			sleep 0.02
-			continue
-		fi
-		s=${sizes[$((i % 6))]}
-		base=""
-		# every third change: the same size as now, elsewhere
-		if [ $((i % 3)) = 2 ]; then
-			s=$(jq '.sessions[0].slots' <<<"$show")
-			base="base $((1000 + (i % 4) * 1000))"
-		fi
-		# shellcheck disable=SC2086 # base: none, or two words
-		if out=$(isw_ctl syncagtr session region 1 slots "$s" $base 2>&1); then
-			i=$((i + 1))
-		elif [[ $out != *EBUSY* && $out != *ENOSPC* ]]; then
-			echo "changer: $out" >"$ISW_TMP/changer.err"
-			return 1
-		else
-			sleep 0.02
-		fi
-	done
+	isw_region_changer session_state isw_ctl syncagtr session region 1 slots
 }
 echo 0 >"$ISW_TMP/changes"
 changer &
