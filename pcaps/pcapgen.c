@@ -2,7 +2,7 @@
 /*
  * pcapgen: writes the captures the pcap golden tests replay (pcaps/<scenario>/) and the traffic
  * of the fault-injection and benchmark tests. This file: the shared helpers, the l2 scenario, seq,
- * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenario and its benchmark traffic;
+ * bench and main; pcapgen_syncagtr.c: the SyncAgtr scenarios and its benchmark traffic;
  * pcapgen_atp.c: the same for ATP; pcapgen_ask.c: the ASK scenario; pcapgen_ask_bench.c: the ASK
  * benchmark traffic.
  *
@@ -1110,6 +1110,7 @@ static void usage(FILE *fp)
 	        "       %s bench OUT.pcap --size BYTES --count N --dst MAC [--flows K]\n"
 	        "                        [--src MAC]\n"
 	        "       %s syncagtr DIR\n"
+	        "       %s syncagtr-region DIR\n"
 	        "       %s syncagtr-bench OUT.pcap [--workers W] [--slots N] [--elems 64|256]\n"
 	        "                        [--config FILE]\n"
 	        "       %s atp DIR\n"
@@ -1131,6 +1132,9 @@ static void usage(FILE *fp)
 	        "       02:00:00:00:00:fe\n"
 	        "syncagtr\n"
 	        "       the SyncAgtr golden scenario for 4 ports, files as for l2\n"
+	        "syncagtr-region\n"
+	        "       SyncAgtr sessions whose region the config changes: the change's edge\n"
+	        "       cases (docs/memory.md), for inswitch --replay-ordered, files as for l2\n"
 	        "syncagtr-bench\n"
 	        "       SwitchML packets from W workers (default 8; MAC 02:00:00:00:01:rr, IP\n"
 	        "       10.0.1.r+1) to 00:11:22:33:44:55 / 10.0.0.254, session 1: slots\n"
@@ -1160,7 +1164,7 @@ static void usage(FILE *fp)
 	        "       receiver on port 1) goes to stdout, or to FILE with --config\n"
 	        "\n"
 	        "Exit status: 0 done, 1 I/O error, 2 bad arguments.\n",
-	        prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
+	        prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, SEQ_DPORT);
 }
 
 int main(int argc, char **argv)
@@ -1181,6 +1185,8 @@ int main(int argc, char **argv)
 		return cmd_bench(argc - 2, argv + 2);
 	if (strcmp(argv[1], "syncagtr") == 0)
 		return cmd_syncagtr(argc - 2, argv + 2);
+	if (strcmp(argv[1], "syncagtr-region") == 0)
+		return cmd_syncagtr_region(argc - 2, argv + 2);
 	if (strcmp(argv[1], "syncagtr-bench") == 0)
 		return cmd_syncagtr_bench(argc - 2, argv + 2);
 	if (strcmp(argv[1], "atp") == 0)

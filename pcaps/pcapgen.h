@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pcapgen's shared parts: capture output, header and frame builders, argument parsing. Used by
- * pcapgen.c (l2 scenario, seq, bench, main), pcapgen_syncagtr.c (the SyncAgtr scenario and
+ * pcapgen.c (l2 scenario, seq, bench, main), pcapgen_syncagtr.c (the SyncAgtr scenarios and
  * benchmark traffic), pcapgen_atp.c (the same for ATP), pcapgen_ask.c (the ASK scenario) and
  * pcapgen_ask_bench.c (the ASK benchmark traffic).
  * Nothing here knows about the switch: the expected outputs are each scenario's own model of the
@@ -189,6 +189,7 @@ int require(const struct opts *o, bool has, const char *name);
 /* ---- Subcommands in other files ---- */
 
 int cmd_syncagtr(int argc, char **argv);
+int cmd_syncagtr_region(int argc, char **argv);
 int cmd_syncagtr_bench(int argc, char **argv);
 int cmd_atp(int argc, char **argv);
 int cmd_atp_bench(int argc, char **argv);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pcapgen syncagtr: the SyncAgtr golden scenario (pcaps/syncagtr/), and pcapgen syncagtr-bench:
- * aggregation traffic that stays correct when replayed in a loop (bench/run.sh).
+ * pcapgen syncagtr: the SyncAgtr golden scenario (pcaps/syncagtr/); pcapgen syncagtr-region: a
+ * session's region changing under its running job (pcaps/syncagtr-region/); and pcapgen
+ * syncagtr-bench: aggregation traffic that stays correct when replayed in a loop (bench/run.sh).
  *
  * The expected outputs come from a model of the pipeline's documented behaviour (SwitchML's UDP
  * protocol, as specified for inswitch in docs/syncagtr.md and pcaps/README.md), written here
@@ -65,30 +66,71 @@ static uint32_t host_ip(unsigned h)
 struct sa_sess_cfg {
 	unsigned id;
 	uint32_t ip;
-	unsigned n;     /* workers */
-	unsigned slots; /* 0: the default (1024), not given in the config */
-	uint8_t job;    /* job_number the workers send */
+	unsigned n;       /* workers */
+	unsigned slots;   /* 0: the default (1024), not given in the config */
+	uint8_t job;      /* job_number the workers send */
+	unsigned threads; /* 0: not given */
+	/* After the workers are registered: `syncagtr session region ID slots to_slots` (0: no
+	 * change), then, with reset, `syncagtr session reset ID keep-workers` (the change ends,
+	 * the new region stays). */
+	unsigned to_slots;
+	bool reset;
+};
+
+/* Workers in the order the config registers them. */
+struct sa_worker_cfg {
+	unsigned sess, rank, host;
 };
 
 /* clang-format off */
-static const struct sa_sess_cfg sa_sess_cfg[SA_SESSIONS + 1] = {
+static const struct sa_sess_cfg sa_sess_golden[SA_SESSIONS + 1] = {
 	[1] = {1, IP(10, 0, 0, 254), 3, 0, 0x07},
 	[2] = {2, IP(10, 0, 0, 253), 2, 8, 0x42},
 	[3] = {64, IP(10, 0, 0, 252), 1, 2, 0xff},
 };
 
-/* Workers in the order the config registers them (not rank order, on purpose). */
-static const struct sa_worker_cfg {
-	unsigned sess, rank, host;
-} sa_worker_cfg[] = {
+/* (not rank order, on purpose) */
+static const struct sa_worker_cfg sa_workers_golden[] = {
 	{1, 2, HC}, {1, 0, HA}, {1, 1, HB},
 	{2, 1, HC}, {2, 0, HD},
 	{3, 0, HB},
 };
+
+/*
+ * syncagtr-region: s1 changes from 4 slots to 8 in the config and stays changing for the whole
+ * replay; s2 changed from 2 slots to 4 and its job was reset (generation 1, no change under
+ * way); s3 never changed.
+ */
+static const struct sa_sess_cfg sa_sess_region[SA_SESSIONS + 1] = {
+	[1] = {5, IP(10, 0, 0, 240), 3, 4, 0x21, 2, 8, false},
+	[2] = {6, IP(10, 0, 0, 241), 2, 2, 0x22, 1, 4, true},
+	[3] = {7, IP(10, 0, 0, 242), 1, 4, 0x23, 1, 0, false},
+};
+
+static const struct sa_worker_cfg sa_workers_region[] = {
+	{1, 0, HA}, {1, 1, HB}, {1, 2, HC},
+	{2, 0, HD}, {2, 1, HA},
+	{3, 0, HE},
+};
 /* clang-format on */
 
-#define SA_NWORKERS      (sizeof(sa_worker_cfg) / sizeof(sa_worker_cfg[0]))
 #define SA_SLOTS_DEFAULT 1024
+#define RTE_DIM_(a)      (sizeof(a) / sizeof((a)[0]))
+
+struct sa_spec;
+
+/* A scenario: its sessions, workers and input frames. */
+struct sa_scen {
+	const char *name;
+	const struct sa_sess_cfg *sess; /* [1..SA_SESSIONS] */
+	const struct sa_worker_cfg *workers;
+	unsigned nworkers;
+	const struct sa_spec *frames;
+	unsigned nframes;
+};
+
+/* The scenario pcapgen is writing (one per run). */
+static const struct sa_scen *sa_sc;
 
 /* ---- The model of the switch ----------------------------------------------------------- */
 
@@ -102,11 +144,26 @@ struct sa_cell {
 	uint32_t values[SA_ELEMS_MAX];
 };
 
+#define SA_THREADS 8
+
+/*
+ * A session, and what docs/memory.md says a region change keeps: the generation, the old
+ * region while the change is under way, each worker thread's boundary (job number and tsi of
+ * its first completion in the old region after the request, as the packet carried them) and
+ * the ranks whose packets in the new region said they hold every old result.
+ */
 struct sa_sess {
 	const struct sa_sess_cfg *cfg;
 	unsigned slots;
 	unsigned rank_host[SA_RANKS]; /* 0: no worker of this rank */
 	struct sa_cell (*cell)[2];    /* [slot][set] */
+	unsigned gen;
+	bool changing;
+	unsigned old_slots;
+	struct sa_cell (*old_cell)[2];
+	bool bound[SA_THREADS];
+	uint8_t bound_job[SA_THREADS], bound_tsi[SA_THREADS][4];
+	uint32_t held[SA_THREADS];
 };
 
 struct sa_model {
@@ -119,15 +176,28 @@ static int sa_model_init(struct sa_model *m)
 
 	memset(m, 0, sizeof(*m));
 	for (s = 1; s <= SA_SESSIONS; s++) {
-		m->sess[s].cfg = &sa_sess_cfg[s];
-		m->sess[s].slots = sa_sess_cfg[s].slots ? sa_sess_cfg[s].slots : SA_SLOTS_DEFAULT;
-		m->sess[s].cell = calloc(m->sess[s].slots, sizeof(*m->sess[s].cell));
-		if (m->sess[s].cell == NULL)
+		struct sa_sess *ss = &m->sess[s];
+
+		ss->cfg = &sa_sc->sess[s];
+		ss->slots = ss->cfg->slots ? ss->cfg->slots : SA_SLOTS_DEFAULT;
+		ss->cell = calloc(ss->slots, sizeof(*ss->cell));
+		if (ss->cell == NULL)
 			return -ENOMEM;
+		if (ss->cfg->to_slots == 0)
+			continue;
+		/* The change: the session's region becomes the old one, a new one cleared. */
+		ss->old_slots = ss->slots;
+		ss->old_cell = ss->cell;
+		ss->slots = ss->cfg->to_slots;
+		ss->cell = calloc(ss->slots, sizeof(*ss->cell));
+		if (ss->cell == NULL)
+			return -ENOMEM;
+		ss->gen = 1;
+		ss->changing = !ss->cfg->reset;
 	}
-	for (i = 0; i < SA_NWORKERS; i++)
-		m->sess[sa_worker_cfg[i].sess].rank_host[sa_worker_cfg[i].rank] =
-		        sa_worker_cfg[i].host;
+	for (i = 0; i < sa_sc->nworkers; i++)
+		m->sess[sa_sc->workers[i].sess].rank_host[sa_sc->workers[i].rank] =
+		        sa_sc->workers[i].host;
 	return 0;
 }
 
@@ -135,8 +205,10 @@ static void sa_model_free(struct sa_model *m)
 {
 	unsigned s;
 
-	for (s = 1; s <= SA_SESSIONS; s++)
+	for (s = 1; s <= SA_SESSIONS; s++) {
 		free(m->sess[s].cell);
+		free(m->sess[s].old_cell);
+	}
 }
 
 static unsigned sa_session_of_ip(const struct sa_model *m, uint32_t ip)
@@ -243,13 +315,57 @@ static bool sa_contribute(struct sa_cell *c, uint32_t before, unsigned n, const 
 	return c->count == 0;
 }
 
+/*
+ * A result of a session whose region changed (out, *len bytes, from request in): bit 14 of the
+ * pool index as the request had it, and while the change is under way and the worker thread's
+ * boundary is known, the region note after the values, the bytes past them dropped (returns
+ * true).
+ */
+static bool sa_note(uint8_t *out, uint32_t *len, const uint8_t *in, const struct sa_sess *ss,
+                    unsigned thread, unsigned elems)
+{
+	uint8_t *ip = out + ETH_LEN, *note = out + sa_frame_len(elems);
+
+	if (ss->gen == 0)
+		return false;
+	out[48] |= in[48] & 0x40;
+	if (!ss->changing || !ss->bound[thread])
+		return false;
+	note[0] = 'R';
+	note[1] = 'G';
+	note[2] = (uint8_t)ss->gen;
+	note[3] = ss->bound_job[thread];
+	memcpy(note + 4, ss->bound_tsi[thread], 4);
+	put32(note + 8, ss->slots);
+	memset(note + 12, 0, 4);
+	put16(ip + 2, (uint16_t)(get16(ip + 2) + SA_NOTE_LEN));
+	put16(ip + IP4_LEN + 4, (uint16_t)(get16(ip + IP4_LEN + 4) + SA_NOTE_LEN));
+	put16(ip + 10, 0);
+	put16(ip + 10, csum_fold(csum_add(0, ip, IP4_LEN)));
+	*len = sa_frame_len(elems) + SA_NOTE_LEN;
+	return true;
+}
+
+/* The ranks registered in session ss. */
+static uint32_t sa_live(const struct sa_sess *ss)
+{
+	uint32_t live = 0;
+	unsigned r;
+
+	for (r = 0; r < SA_RANKS; r++)
+		if (ss->rank_host[r] != 0)
+			live |= 1u << r;
+	return live;
+}
+
 static void sa_aggregate(struct sa_model *m, unsigned s, unsigned rank, const uint8_t *b,
                          uint32_t len, unsigned in, struct scenario_out *o)
 {
 	struct sa_sess *ss = &m->sess[s];
-	unsigned elems, slot, set, r, n = ss->cfg->n;
-	uint32_t w = 1u << rank, before;
-	struct sa_cell *c;
+	unsigned elems, slot, set, r, n = ss->cfg->n, slots = ss->slots, thread = 0;
+	uint32_t w = 1u << rank, before, olen;
+	struct sa_cell *c, (*cells)[2] = ss->cell;
+	bool old = false, noted = false;
 	char pre[96];
 	uint16_t pool;
 
@@ -271,28 +387,64 @@ static void sa_aggregate(struct sa_model *m, unsigned s, unsigned rank, const ui
 	slot = pool & SA_POOL_SLOT;
 	set = pool >> 15;
 	snprintf(pre, sizeof(pre), "s%u rank %u slot %u set %u", ss->cfg->id, rank, slot, set);
-	if (slot >= ss->slots) {
-		sa_drop(o, pre, "sa-region: slot beyond the session's");
+	if (ss->gen != 0 && ((pool & SA_POOL_GEN) != 0) != (ss->gen & 1)) {
+		if (!ss->changing) {
+			sa_drop(o, pre, "sa-gen: for the region a change left");
+			return;
+		}
+		old = true;
+		slots = ss->old_slots;
+		cells = ss->old_cell;
+		snprintf(pre, sizeof(pre), "s%u rank %u slot %u set %u (old region)", ss->cfg->id,
+		         rank, slot, set);
+	}
+	if (slot >= slots) {
+		sa_drop(o, pre,
+		        old ? "sa-region: slot beyond the old region's"
+		            : "sa-region: slot beyond the session's");
 		return;
 	}
-	c = &ss->cell[slot][set];
+	if (ss->cfg->threads != 0)
+		thread = slot / (slots / ss->cfg->threads);
+	if (ss->changing && !old && (b[SA_HDR_OFF] & SA_FLAG_HELD)) {
+		uint32_t live = sa_live(ss);
+		unsigned t;
+
+		ss->held[thread] |= w;
+		for (t = 0; t < ss->cfg->threads && (ss->held[t] & live) == live; t++)
+			;
+		if (t == ss->cfg->threads) {
+			/* The switch would end the change at its next tick, whenever that is. */
+			fprintf(stderr,
+			        "%s %s: frame %s: every worker thread of s%u now holds every old "
+			        "result; the change's end would not be deterministic\n",
+			        prog, sa_sc->name, pre, ss->cfg->id);
+			exit(1);
+		}
+	}
+	c = &cells[slot][set];
 	before = c->bitmap;
 	c->bitmap |= w;
-	ss->cell[slot][1 - set].bitmap &= ~w;
+	cells[slot][1 - set].bitmap &= ~w;
 	if (before & w) {
 		if (c->count != 0) {
 			sa_drop(o, pre, "sa-retx-pending: retransmission, round not complete");
 			return;
 		}
+		olen = len;
 		sa_result(o->f[0].b, b, len, ss, ss->rank_host[rank], elems, c);
-		o->f[0].len = len;
+		noted = sa_note(o->f[0].b, &olen, b, ss, thread, elems);
+		o->f[0].len = olen;
 		o->port[0] = in;
 		o->n = 1;
 		snprintf(o->why, sizeof(o->why),
 		         "%s: retransmission, round complete: unicast result to %c out of "
-		         "ingress (v0 %d, e %d/%d)",
+		         "ingress (v0 %d, e %d/%d)%s",
 		         pre, sa_host_name[ss->rank_host[rank]], (int32_t)c->values[0], c->emax[0],
-		         c->emax[1]);
+		         c->emax[1],
+		         noted          ? ", with the note"
+		         : ss->gen != 0 ? ", no note"
+		                        : "");
 		return;
 	}
 	if (!sa_contribute(c, before, n, b, elems)) {
@@ -304,20 +456,33 @@ static void sa_aggregate(struct sa_model *m, unsigned s, unsigned rank, const ui
 			         before == 0 ? "first of the round" : "added", c->count);
 		return;
 	}
+	/* The thread's first completion in the old region after the request: its boundary. */
+	bool bound = ss->changing && old && !ss->bound[thread];
+	if (bound) {
+		ss->bound[thread] = true;
+		ss->bound_job[thread] = b[SA_HDR_OFF + 1];
+		memcpy(ss->bound_tsi[thread], b + SA_HDR_OFF + 2, 4);
+	}
 	for (r = 0; r < n; r++) {
 		unsigned h = ss->rank_host[r];
 
 		if (h == 0)
 			continue;
+		olen = len;
 		sa_result(o->f[o->n].b, b, len, ss, h, elems, c);
-		o->f[o->n].len = len;
+		noted = sa_note(o->f[o->n].b, &olen, b, ss, thread, elems);
+		o->f[o->n].len = olen;
 		o->port[o->n] = sa_host_port(h);
 		o->n++;
 	}
 	snprintf(o->why, sizeof(o->why),
-	         "%s: %s: complete: multicast to all %u (v0 %d v%u %d, e %d/%d)", pre,
+	         "%s: %s: complete: multicast to all %u (v0 %d v%u %d, e %d/%d)%s%s", pre,
 	         before == 0 ? "first" : "added", n, (int32_t)c->values[0], elems - 1,
-	         (int32_t)c->values[elems - 1], c->emax[0], c->emax[1]);
+	         (int32_t)c->values[elems - 1], c->emax[0], c->emax[1],
+	         bound ? ", sets thread's boundary" : "",
+	         noted          ? ", with the note"
+	         : ss->gen != 0 ? ", no note"
+	                        : "");
 }
 
 /* ARP request for a session's IP: answered in place, out of the ingress port. */
@@ -424,6 +589,7 @@ enum {
 	F_EREPLY = 1 << 10, /* ICMP echo reply rather than request */
 	F_CODE1 = 1 << 11,  /* ICMP code 1 */
 	F_SHA6 = 1 << 12,   /* ARP sender MAC 02:00:00:00:00:06, not the Ethernet source */
+	F_HELD = 1 << 13,   /* byte 42 bit 3: the thread holds every result of the old region */
 };
 
 #define DM_DEFAULT 0xfe /* .dmac: SwitchML's default switch MAC, not this switch's */
@@ -433,8 +599,9 @@ struct sa_spec {
 	uint8_t port, kind;
 	uint8_t h;     /* sending host */
 	uint8_t s;     /* destination: session s's IP; 0: .dip */
-	uint16_t slot; /* with .set: the pool index, unless .pool */
+	uint16_t slot; /* with .set and .par: the pool index, unless .pool */
 	uint8_t set;
+	uint8_t par;   /* bit 14: the region generation's parity */
 	uint8_t big;   /* 256 elements rather than 64 */
 	uint16_t pool; /* raw pool_index, when nonzero */
 	uint8_t code;  /* size code + 1, when nonzero; else that of the element count */
@@ -456,6 +623,8 @@ struct sa_spec {
 /* clang-format off */
 #define REQ(p, host, sess, sl, st) \
 	.port = p, .kind = SK_REQ, .h = host, .s = sess, .slot = sl, .set = st
+/* a request for the region of generation parity 1 (the new one after one change) */
+#define REQ1(p, host, sess, sl, st) REQ(p, host, sess, sl, st), .par = 1
 #define ARP(p, host, sess)  .port = p, .kind = SK_ARP, .h = host, .s = sess
 #define ICMP(p, host, sess) .port = p, .kind = SK_ICMP, .h = host, .s = sess
 #define UDP(p, host, sess)  .port = p, .kind = SK_UDP, .h = host, .s = sess
@@ -467,7 +636,7 @@ struct sa_spec {
  * order model gives. Sessions: s1 (index 1) = id 1, 10.0.0.254, ranks A B C; s2 (2) = id 2,
  * 10.0.0.253, 8 slots, ranks D C; s64 (3) = id 64, 10.0.0.252, 2 slots, rank B.
  */
-static const struct sa_spec sa_frames[] = {
+static const struct sa_spec sa_frames_golden[] = {
 	/* -- port 0, round 1 -- */
 	/* s1 slot 0 set 0: first, add, retransmission while pending, complete; exponents */
 	{REQ(0, HA, 1, 0, 0), .base = 0x7ffffff0, .step = 1, .e0 = -3, .e1 = -128,
@@ -626,7 +795,78 @@ static const struct sa_spec sa_frames[] = {
 };
 /* clang-format on */
 
-#define SA_NFRAMES (sizeof(sa_frames) / sizeof(sa_frames[0]))
+#define SA_NFRAMES_GOLDEN (sizeof(sa_frames_golden) / sizeof(sa_frames_golden[0]))
+
+/* clang-format off */
+/*
+ * syncagtr-region, in processing order (--replay-ordered). s1 (id 5, ranks A B C, threads 2)
+ * changes from 4 slots (2 a thread) to 8 (4 a thread): its window was in flight at the request.
+ * Each thread's packets carry tsi 100 + k (thread 0) or 200 + k (thread 1), the same from every
+ * worker, as SwitchML's do.
+ */
+static const struct sa_spec sa_frames_region[] = {
+	/* the window in flight at the request: the old region (parity 0) */
+	{REQ(1, HA, 1, 0, 0), .tsi = 100, .base = 1, .e0 = -2,
+	 .what = "s1 slot 0/0 from A, old region (in flight)"},
+	{REQ(2, HB, 1, 0, 0), .tsi = 100, .base = 2, .e0 = -3, .what = "s1 slot 0/0 from B, old"},
+	{REQ(1, HA, 1, 2, 0), .tsi = 200, .sport = 4001, .base = 3, .step = 1,
+	 .what = "s1 slot 2/0 (thread 1) from A, old"},
+	{REQ(3, HC, 1, 0, 0), .tsi = 100, .base = 4, .e0 = -1,
+	 .what = "s1 slot 0/0 from C, old: thread 0's first completion"},
+	/* a round completed after the boundary; a lost result resent from the old region */
+	{REQ(1, HA, 1, 1, 0), .tsi = 101, .base = 10, .what = "s1 slot 1/0 from A, old"},
+	{REQ(2, HB, 1, 1, 0), .tsi = 101, .base = 20, .what = "s1 slot 1/0 from B, old"},
+	{REQ(3, HC, 1, 1, 0), .tsi = 101, .base = 30, .what = "s1 slot 1/0 from C, old: complete"},
+	{REQ(2, HB, 1, 1, 0), .tsi = 101, .base = 20,
+	 .what = "s1 slot 1/0 from B again (its result lost)"},
+	{REQ(1, HA, 1, 2, 0), .tsi = 200, .sport = 4001, .base = 3, .step = 1,
+	 .what = "s1 slot 2/0 from A again, B and C missing"},
+	/* a worker that joins late starts in the new region, holding every old result (none) */
+	{REQ1(3, HC, 1, 4, 1), .flags = F_HELD, .tsi = 300, .sport = 4001, .base = -1, .step = -1,
+	 .what = "s1 slot 4/1 (thread 1) from C, new region, held: a late joiner"},
+	{REQ1(1, HA, 1, 4, 1), .tsi = 300, .sport = 4001, .base = 5, .step = 2,
+	 .what = "s1 slot 4/1 from A, new region"},
+	{REQ1(2, HB, 1, 4, 1), .tsi = 300, .sport = 4001, .base = 7, .e0 = 9,
+	 .what = "s1 slot 4/1 from B, new: before thread 1's boundary"},
+	{REQ(2, HB, 1, 2, 0), .tsi = 200, .sport = 4001, .base = 300, .step = -1,
+	 .what = "s1 slot 2/0 from B, old"},
+	{REQ(3, HC, 1, 2, 0), .tsi = 200, .sport = 4001, .len = 320, .base = 1 << 20,
+	 .what = "s1 slot 2/0 from C, old, 12 more bytes: thread 1's first completion"},
+	{REQ1(1, HA, 1, 4, 1), .tsi = 300, .sport = 4001, .base = 5, .step = 2,
+	 .what = "s1 slot 4/1 from A again (its result lost)"},
+	/* thread 0 moves: every worker holds every old result of it */
+	{REQ1(1, HA, 1, 0, 1), .flags = F_HELD, .tsi = 104, .base = 100,
+	 .what = "s1 slot 0/1 from A, new region, held"},
+	{REQ1(2, HB, 1, 0, 1), .flags = F_HELD, .tsi = 104, .base = 200,
+	 .what = "s1 slot 0/1 from B, new, held"},
+	{REQ1(3, HC, 1, 0, 1), .flags = F_HELD, .tsi = 104, .base = 400,
+	 .what = "s1 slot 0/1 from C, new, held"},
+	{REQ(1, HA, 1, 5, 0), .tsi = 105, .base = 1,
+	 .what = "s1 slot 5/0 from A, old: beyond its 4 slots"},
+	{REQ1(1, HA, 1, 8, 0), .tsi = 106, .base = 1,
+	 .what = "s1 slot 8/0 from A, new: beyond its 8 slots"},
+	/* 256 elements in the new region; B still lacks an old result of thread 1 */
+	{REQ1(1, HA, 1, 7, 0), .flags = F_HELD, .big = 1, .tsi = 303, .sport = 4001,
+	 .base = INT32_MAX, .step = -1, .what = "s1 slot 7/0 from A, new, 256, held"},
+	{REQ1(2, HB, 1, 7, 0), .big = 1, .tsi = 303, .sport = 4001, .base = 1, .step = 1,
+	 .what = "s1 slot 7/0 from B, new, 256, not held"},
+	{REQ1(3, HC, 1, 7, 0), .flags = F_HELD, .big = 1, .tsi = 303, .sport = 4001,
+	 .step = 0x10001, .what = "s1 slot 7/0 from C, new, 256, held"},
+	{REQ(2, HB, 1, 2, 0), .tsi = 200, .sport = 4001, .base = 300, .step = -1,
+	 .what = "s1 slot 2/0 from B again (its result lost)"},
+	/* s2: changed from 2 slots to 4 and reset: generation 1, no change under way */
+	{REQ(3, HD, 2, 0, 0), .base = 1, .what = "s2 slot 0/0 from D, parity 0: the left region's"},
+	{REQ1(3, HD, 2, 0, 0), .base = 11, .step = 1, .what = "s2 slot 0/0 from D, parity 1"},
+	{REQ1(1, HA, 2, 0, 0), .base = 22, .e0 = 4, .what = "s2 slot 0/0 from A, parity 1"},
+	{REQ1(3, HD, 2, 4, 0), .base = 1, .what = "s2 slot 4/0 from D: beyond its 4 slots"},
+	{REQ1(3, HD, 2, 3, 1), .base = 1, .what = "s2 slot 3/1 from D"},
+	/* s3 never changed: bit 14 and the held bit mean nothing */
+	{REQ1(0, HE, 3, 1, 0), .flags = F_HELD, .base = 5, .step = 5,
+	 .what = "s3 slot 1/0 from E (its only worker), bit 14 and held set"},
+};
+/* clang-format on */
+
+#define SA_NFRAMES_REGION (sizeof(sa_frames_region) / sizeof(sa_frames_region[0]))
 
 static void sa_dst_mac(uint8_t *mac, uint8_t dmac)
 {
@@ -642,7 +882,7 @@ static void sa_dst_mac(uint8_t *mac, uint8_t dmac)
 
 static uint32_t sa_dst_ip(const struct sa_spec *s)
 {
-	return s->s ? sa_sess_cfg[s->s].ip : s->dip;
+	return s->s ? sa_sc->sess[s->s].ip : s->dip;
 }
 
 /* The tsi field: 4 opaque bytes, here little-endian like an x86 client's pkt_id. */
@@ -683,10 +923,11 @@ static void sa_build_req(struct frame *f, const struct sa_spec *s, unsigned idx)
 	put16(udp + 2, s->dport ? s->dport : SA_UDP_PORT);
 	put16(udp + 4, (uint16_t)((len > full ? len : full) - ETH_LEN - IP4_LEN));
 	put16(udp + 6, s->flags & F_BADSUM ? 0xdead : 0);
-	hdr[0] = (uint8_t)((s->flags & F_TYPE0 ? 0x08 : SA_MSG_TYPE << 4) | code);
-	hdr[1] = sa_sess_cfg[s->s].job;
+	hdr[0] = (uint8_t)((s->flags & F_TYPE0 ? 0x08 : SA_MSG_TYPE << 4) | code |
+	                   (s->flags & F_HELD ? SA_FLAG_HELD : 0));
+	hdr[1] = sa_sc->sess[s->s].job;
 	put_tsi(hdr + 2, s->tsi ? s->tsi : idx);
-	put16(hdr + 6, s->pool ? s->pool : (uint16_t)(s->set << 15 | s->slot));
+	put16(hdr + 6, s->pool ? s->pool : (uint16_t)(s->set << 15 | s->par << 14 | s->slot));
 	hdr[8] = (uint8_t)s->e0;
 	hdr[9] = (uint8_t)s->e1;
 	for (j = 0; j < elems; j++)
@@ -757,12 +998,12 @@ struct sa_ctx {
 
 static unsigned sa_port_of(unsigned idx)
 {
-	return sa_frames[idx].port;
+	return sa_sc->frames[idx].port;
 }
 
 static void sa_build_idx(struct frame *f, unsigned idx)
 {
-	sa_build(f, &sa_frames[idx], idx);
+	sa_build(f, &sa_sc->frames[idx], idx);
 }
 
 static void sa_process(void *model, const struct frame *f, unsigned idx, unsigned port,
@@ -770,8 +1011,8 @@ static void sa_process(void *model, const struct frame *f, unsigned idx, unsigne
 {
 	struct sa_ctx *c = model;
 	sa_expect(&c->m, f, port, &c->o);
-	scenario_report(manifest, sa_frames[idx].port, idx, round, f, sa_frames[idx].what, 62,
-	                &c->o);
+	scenario_report(manifest, sa_sc->frames[idx].port, idx, round, f, sa_sc->frames[idx].what,
+	                62, &c->o);
 }
 
 static int sa_write_config(const char *dir)
@@ -780,24 +1021,29 @@ static int sa_write_config(const char *dir)
 	size_t i, n;
 
 	n = (size_t)snprintf(text, sizeof(text),
-	                     "# syncagtr golden scenario: the switch's start-up commands.\n"
-	                     "# Written by `pcapgen syncagtr`; do not edit, regenerate "
+	                     "# %s golden scenario: the switch's start-up commands.\n"
+	                     "# Written by `pcapgen %s`; do not edit, regenerate "
 	                     "(pcaps/README.md).\n"
-	                     "pipeline enable syncagtr\n");
+	                     "pipeline enable syncagtr\n",
+	                     sa_sc->name, sa_sc->name);
 	mac_str(mac, sa_switch_mac);
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "syncagtr switch mac %s\n", mac);
 	for (i = 1; i <= SA_SESSIONS; i++) {
-		ip_str(ip, sa_sess_cfg[i].ip);
+		const struct sa_sess_cfg *sc = &sa_sc->sess[i];
+
+		ip_str(ip, sc->ip);
 		n += (size_t)snprintf(text + n, sizeof(text) - n,
-		                      "syncagtr session add %u ip %s workers %u", sa_sess_cfg[i].id,
-		                      ip, sa_sess_cfg[i].n);
-		if (sa_sess_cfg[i].slots)
-			n += (size_t)snprintf(text + n, sizeof(text) - n, " slots %u",
-			                      sa_sess_cfg[i].slots);
+		                      "syncagtr session add %u ip %s workers %u", sc->id, ip,
+		                      sc->n);
+		if (sc->slots)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, " slots %u", sc->slots);
+		if (sc->threads)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, " threads %u",
+			                      sc->threads);
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "\n");
 	}
-	for (i = 0; i < SA_NWORKERS; i++) {
-		const struct sa_worker_cfg *w = &sa_worker_cfg[i];
+	for (i = 0; i < sa_sc->nworkers; i++) {
+		const struct sa_worker_cfg *w = &sa_sc->workers[i];
 		uint8_t m[6];
 
 		host_mac(m, w->host);
@@ -805,8 +1051,19 @@ static int sa_write_config(const char *dir)
 		ip_str(ip, host_ip(w->host));
 		n += (size_t)snprintf(text + n, sizeof(text) - n,
 		                      "syncagtr worker add %u %u mac %s ip %s port %u\n",
-		                      sa_sess_cfg[w->sess].id, w->rank, mac, ip,
+		                      sa_sc->sess[w->sess].id, w->rank, mac, ip,
 		                      sa_host_port(w->host));
+	}
+	for (i = 1; i <= SA_SESSIONS; i++) {
+		const struct sa_sess_cfg *sc = &sa_sc->sess[i];
+
+		if (sc->to_slots)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+			                      "syncagtr session region %u slots %u\n", sc->id,
+			                      sc->to_slots);
+		if (sc->reset)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+			                      "syncagtr session reset %u keep-workers\n", sc->id);
 	}
 	for (i = HA; i < SA_NHOSTS; i++) {
 		uint8_t m[6];
@@ -820,28 +1077,46 @@ static int sa_write_config(const char *dir)
 	return write_text(path, text);
 }
 
-int cmd_syncagtr(int argc, char **argv)
+/* Writes scenario sc into DIR (argv[0]): pcapgen syncagtr and syncagtr-region. */
+static int sa_main(const struct sa_scen *sc, bool ordered, int argc, char **argv,
+                   const char *header)
 {
-	static const struct scenario scen = {
-	        .name = "syncagtr",
+	const struct scenario scen = {
+	        .name = sc->name,
 	        .nports = SA_PORTS,
-	        .nframes = SA_NFRAMES,
+	        .nframes = sc->nframes,
 	        .port_of = sa_port_of,
+	        .ordered = ordered,
 	        .build = sa_build_idx,
 	        .process = sa_process,
 	        .write_config = sa_write_config,
 	};
-	char header[1024], mac[18];
 
 	if (argc != 1 || strncmp(argv[0], "--", 2) == 0) {
-		fprintf(stderr, "usage: %s syncagtr DIR\n", prog);
+		fprintf(stderr, "usage: %s %s DIR\n", prog, sc->name);
 		return 2;
 	}
+	sa_sc = sc;
 	struct sa_ctx *c = calloc(1, sizeof(*c));
 	if (c == NULL || sa_model_init(&c->m) != 0) {
+		if (c != NULL)
+			sa_model_free(&c->m);
 		free(c);
 		return 1;
 	}
+	int rc = scenario_write(&scen, argv[0], c, header);
+	sa_model_free(&c->m);
+	free(c);
+	return rc;
+}
+
+int cmd_syncagtr(int argc, char **argv)
+{
+	static const struct sa_scen sc = {"syncagtr",        sa_sess_golden,
+	                                  sa_workers_golden, RTE_DIM_(sa_workers_golden),
+	                                  sa_frames_golden,  SA_NFRAMES_GOLDEN};
+	char header[1024], mac[18];
+
 	mac_str(mac, sa_switch_mac);
 	snprintf(
 	        header, sizeof(header),
@@ -851,10 +1126,26 @@ int cmd_syncagtr(int argc, char **argv)
 	        "(10.0.0.1..5) on ports 1 2 3 3 0; switch MAC %s.\n# \"slot 3/1\" = slot 3 "
 	        "set 1; v0, vN: first and last value of the result (signed); e: its e0/e1.\n",
 	        GOLDEN_BURST, mac);
-	int rc = scenario_write(&scen, argv[0], c, header);
-	sa_model_free(&c->m);
-	free(c);
-	return rc;
+	return sa_main(&sc, false, argc, argv, header);
+}
+
+int cmd_syncagtr_region(int argc, char **argv)
+{
+	static const struct sa_scen sc = {"syncagtr-region", sa_sess_region,
+	                                  sa_workers_region, RTE_DIM_(sa_workers_region),
+	                                  sa_frames_region,  SA_NFRAMES_REGION};
+	char header[1024];
+
+	snprintf(header, sizeof(header),
+	         "# Input frames of the syncagtr-region golden scenario in the order the switch "
+	         "takes them with\n# --replay-ordered, what each must do and where its outputs "
+	         "go. Written by `pcapgen syncagtr-region`;\n# do not edit. Hosts A..E as in the "
+	         "syncagtr scenario. s1 (id 5: A B C, threads 2) changes\n# from 4 slots to 8 "
+	         "under its running job, the change under way for the whole replay; s2 (id 6)\n# "
+	         "changed from 2 slots to 4 and was reset; s3 (id 7) never changed "
+	         "(docs/memory.md).\n# \"(old region)\": a packet with bit 14 of the pool index "
+	         "0, for the region s1 is leaving.\n");
+	return sa_main(&sc, true, argc, argv, header);
 }
 
 /* ---- Benchmark traffic ----------------------------------------------------------------- */

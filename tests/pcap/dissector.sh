@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Wireshark/tshark dissector (wireshark/inswitch.lua, docs/wireshark.md):
-#   (a) over every golden capture (atp-region's with the region note), each SwitchML, ATP and
-#       ASK field tshark decodes equals the value read from the frame's bytes
-#       (dissector_check.py), values and slots included; and
+#   (a) over every golden capture (atp-region's and syncagtr-region's with the region notes
+#       and SwitchML's "held" bit), each SwitchML, ATP and ASK field tshark decodes equals the
+#       value read from the frame's bytes (dissector_check.py), values and slots included; and
 #       over ATP's job frames (a JOIN and an ANNOUNCE, seq 0, built here as docs/atp.md has them)
 #   (b) scripts/install-dissector.sh puts it where tshark finds it with no option
 #   dissector.sh SOURCE-ROOT
@@ -29,7 +29,7 @@ with open(sys.argv[1], "wb") as f:
         f.write(struct.pack("<IIII", i, 0, len(p), len(p)) + p)
 PY
 python3 "$(dirname "$0")/dissector_check.py" "$root/wireshark/inswitch.lua" \
-	"$root"/pcaps/{syncagtr,atp,atp-ports,atp-region,ask}/*.pcap "$tmp/atp-job.pcap"
+	"$root"/pcaps/{syncagtr,syncagtr-region,atp,atp-ports,atp-region,ask}/*.pcap "$tmp/atp-job.pcap"
 tshark -X lua_script:"$root/wireshark/inswitch.lua" -r "$tmp/atp-job.pcap" 2>/dev/null |
 	sed 's/^/    /' | cut -c1-120
 

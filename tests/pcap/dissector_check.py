@@ -12,8 +12,9 @@ import struct
 import subprocess
 import sys
 
-SML = ["msg_type", "size", "job_number", "tsi", "pool_index", "pool_index.set",
-       "pool_index.bit14", "pool_index.slot", "e0", "e1", "values", "value"]
+SML = ["msg_type", "size", "held", "job_number", "tsi", "pool_index", "pool_index.set",
+       "pool_index.bit14", "pool_index.slot", "e0", "e1", "values", "value", "note.gen",
+       "note.job", "note.tsi", "note.slots"]
 ATP = ["template.ecn", "bitmap", "num_worker", "flag", "flag.overflow", "flag.psindex",
        "flag.dataindex", "flag.ecn", "flag.resend", "flag.collision", "flag.ack", "app", "seq",
        "agtr", "agtr2", "values", "value", "key", "len_tensor", "job", "kind", "join.nonce",
@@ -52,11 +53,18 @@ def switchml(h):
     if want is not None and want < n:
         n = want
     pool = be(h, 6, 2)
-    return {"msg_type": [ts >> 4], "size": [ts & 7], "job_number": [h[1]],
-            "tsi": [int.from_bytes(h[2:6], "little")], "pool_index": [pool],
-            "pool_index.set": [pool >> 15], "pool_index.bit14": [(pool >> 14) & 1],
-            "pool_index.slot": [pool & 0x3FFF], "e0": [sint(h[8], 8)], "e1": [sint(h[9], 8)],
-            "values": [n], "value": [sint(be(h, 10 + 4 * i, 4), 32) for i in range(n)]}
+    d = {"msg_type": [ts >> 4], "size": [ts & 7], "held": [(ts >> 3) & 1], "job_number": [h[1]],
+         "tsi": [int.from_bytes(h[2:6], "little")], "pool_index": [pool],
+         "pool_index.set": [pool >> 15], "pool_index.bit14": [(pool >> 14) & 1],
+         "pool_index.slot": [pool & 0x3FFF], "e0": [sint(h[8], 8)], "e1": [sint(h[9], 8)],
+         "values": [n], "value": [sint(be(h, 10 + 4 * i, 4), 32) for i in range(n)]}
+    at = 10 + 4 * n  # a result during a region change: the note after the values
+    if n == want and len(h) >= at + 16 and h[at:at + 2] == b"RG":
+        d["note.gen"] = [h[at + 2]]
+        d["note.job"] = [h[at + 3]]
+        d["note.tsi"] = [int.from_bytes(h[at + 4:at + 8], "little")]
+        d["note.slots"] = [be(h, at + 8, 4)]
+    return d
 
 
 def atp(b):
