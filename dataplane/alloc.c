@@ -23,6 +23,16 @@
 #define DEF_PEAK_GBPS 0.5
 #define DEF_ELEMS     256u
 
+/*
+ * A reported round trip says the path's delay plus the queues the job's own window built: a job
+ * that the CPUs (not its memory) hold back reports a round trip that grows with its region
+ * (Little's law), and sized from it, its region would grow with every report. The plan takes the
+ * least round trip reported over the last RTT_WINDOW_S, as BBR takes its RTprop: what is left is
+ * the path's, and a job slower than that model says is the pace's to correct (pace_sample).
+ */
+#define RTT_WINDOW_S 10.0
+#define RTT_KEEP     16
+
 struct job {
 	bool used;
 	char name[NAME_MAX_LEN];
@@ -46,6 +56,10 @@ struct job {
 	 * (0, 1], 0 until measured */
 	double pace_t, pace_done, eff;
 	uint32_t pace_units;
+	/* the round trips reported (rtt-us) over the last RTT_WINDOW_S that a later one is not
+	 * below, oldest (and least) first: the plan takes the least (rtt_plan) */
+	double rtt_v[RTT_KEEP], rtt_t[RTT_KEEP];
+	unsigned rtt_n;
 };
 
 /* A window of progress shorter than this says too little of a job's pace. */
@@ -100,6 +114,37 @@ static struct job *job_find(const char *name)
 	return NULL;
 }
 
+/* A round trip reported at now: kept, with those of the last RTT_WINDOW_S that are no larger
+ * (a larger one older than a smaller one can never be the least again). */
+static void rtt_report(struct job *j, double rtt, double now)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < j->rtt_n; i++)
+		if (now - j->rtt_t[i] < RTT_WINDOW_S && j->rtt_v[i] <= rtt) {
+			j->rtt_v[n] = j->rtt_v[i];
+			j->rtt_t[n++] = j->rtt_t[i];
+		}
+	if (n == RTT_KEEP) { /* as many rising reports within the window: the oldest goes */
+		memmove(j->rtt_v, j->rtt_v + 1, (RTT_KEEP - 1) * sizeof(j->rtt_v[0]));
+		memmove(j->rtt_t, j->rtt_t + 1, (RTT_KEEP - 1) * sizeof(j->rtt_t[0]));
+		n--;
+	}
+	j->rtt_v[n] = rtt;
+	j->rtt_t[n++] = now;
+	j->rtt_n = n;
+	j->rtt = rtt;
+}
+
+/* The round trip job j is planned with: the least reported over the last RTT_WINDOW_S (kept
+ * in increasing order of value by rtt_report), the last reported if all are older. */
+static double rtt_plan(const struct job *j, double now)
+{
+	for (unsigned i = 0; i < j->rtt_n; i++)
+		if (now - j->rtt_t[i] < RTT_WINDOW_S)
+			return j->rtt_v[i];
+	return j->rtt;
+}
+
 /* The planner's view of job j, its tenant t. */
 static void job_model(const struct job *j, const struct isw_alloc_tenant *t,
                       struct isw_alloc_job *a)
@@ -114,7 +159,8 @@ static void job_model(const struct job *j, const struct isw_alloc_tenant *t,
 	/* a job slower than its model (pace_sample) is planned at the pace it keeps: a unit
 	 * buys eff of what the model says; the throughput all the memory buys is the model's
 	 * (whether a deadline can be met at all is the model's to say) */
-	a->rtt = j->eff > 0 ? j->rtt / j->eff : j->rtt;
+	double rtt = rtt_plan(j, now_s());
+	a->rtt = j->eff > 0 ? rtt / j->eff : rtt;
 	a->peak = j->peak;
 	/* a SyncAgtr slot keeps one packet in flight (its two sets: the round and the last one's
 	 * result, kept for resends): a packet's payload a round trip */
@@ -305,7 +351,7 @@ static int job_figures(struct isw_cmd_ctx *c, struct job *j, int argc, char **ar
 	else if (kv[F_ITERS].val)
 		return -EINVAL;
 	if (kv[F_RTT].val && arg_double(c, kv[F_RTT].val, "rtt-us", 1, 1e7, &v) == 0)
-		j->rtt = v / 1e6;
+		rtt_report(j, v / 1e6, now_s());
 	else if (kv[F_RTT].val)
 		return -EINVAL;
 	if (kv[F_PEAK].val && arg_double(c, kv[F_PEAK].val, "peak-gbps", 1e-6, 1e4, &v) == 0)
@@ -421,7 +467,7 @@ static void pace_sample(struct job *j)
 		return;
 	if (same && j->done > j->pace_done && j->model_bytes > 0 && j->rtt > 0 && t.units > 0) {
 		double per_iter = (now - j->pace_t) / (j->done - j->pace_done);
-		double thr = fmin((double)t.units * 4.0 * j->elems / j->rtt, j->peak);
+		double thr = fmin((double)t.units * 4.0 * j->elems / rtt_plan(j, now), j->peak);
 		double comm = per_iter - j->t_comp;
 		double e = comm > 0 ? j->model_bytes / thr / comm : 1;
 		e = fmax(PACE_EFF_MIN, fmin(e, 1));
@@ -572,6 +618,8 @@ static void job_json(struct isw_json *o, const struct job *j, double now)
 		isw_json_null(o, "predicted_gbps");
 	}
 	isw_json_dbl(o, "measured_gbps", j->measured * 8 / 1e9);
+	isw_json_dbl(o, "rtt_us", j->rtt * 1e6);
+	isw_json_dbl(o, "rtt_plan_us", rtt_plan(j, now) * 1e6);
 	if (j->eff > 0)
 		isw_json_dbl(o, "pace", j->eff);
 	else

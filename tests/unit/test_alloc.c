@@ -194,6 +194,31 @@ static void test_pace(void **state)
 	has("alloc show", "\"class\":\"on-time\"");
 }
 
+/*
+ * The round trip a job is planned with: the least it reported over the last 10 s, so a report
+ * inflated by its own queue (a job the CPUs hold back) does not grow its region.
+ */
+static void test_rtt_min(void **state)
+{
+	(void)state;
+	run("alloc capacity syncagtr 200");
+	run("alloc policy edf");
+	/* 600 x 1 MB in 60 s: 10 MB/s, 40 slots at 4 ms */
+	run("alloc job add a syncagtr 1 deadline-s 60 model-mb 1 iters 600 rtt-us 4000");
+	has("alloc plan", "\"need\":40");
+	run("alloc job update a rtt-us 8000"); /* twice the round trip: the least stays */
+	has("alloc plan", "\"need\":40");
+	assert_true(field("alloc show", "rtt_us") == 8000);
+	assert_true(field("alloc show", "rtt_plan_us") == 4000);
+	run("alloc job update a rtt-us 6000");
+	has("alloc plan", "\"need\":40");
+	run("alloc job update a rtt-us 2000"); /* a smaller one is the path's: half the need */
+	has("alloc plan", "\"need\":20");
+	assert_true(field("alloc show", "rtt_plan_us") == 2000);
+	run("alloc job update a rtt-us 3000");
+	assert_true(field("alloc show", "rtt_plan_us") == 2000);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -228,7 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        T(test_static_split), T(test_fixed_session), T(test_edf_deadline),
-	        T(test_pace),         T(test_refused),
+	        T(test_pace),         T(test_rtt_min),       T(test_refused),
 	};
 	if (isw_test_eal("test-alloc", 4) < 0)
 		return 1;
