@@ -459,10 +459,12 @@ static void pace_sample(struct job *j)
 	double now = now_s();
 	if (j->kind->info(j->id, &t, err, sizeof(err)) < 0)
 		return;
-	/* only where the model's slope applies: a deadline job at no more than its need (past
-	 * it, a job gains less than the slope says, by design, and more memory is no remedy) */
+	/* only where the model's slope applies: a deadline job at its need, or within the band
+	 * the plan keeps above it (far past it, a job gains less than the slope says, by
+	 * design, and more memory is no remedy) */
 	bool same = j->pace_t > 0 && t.units == j->pace_units && !t.changing && j->deadline > 0 &&
-	            j->planned && j->plan.cls == ISW_ALLOC_ON_TIME && t.units <= j->plan.need;
+	            j->planned && j->plan.cls == ISW_ALLOC_ON_TIME &&
+	            t.units <= j->plan.need + j->plan.need / 4;
 	if (same && now - j->pace_t < PACE_MIN_S)
 		return;
 	if (same && j->done > j->pace_done && j->model_bytes > 0 && j->rtt > 0 && t.units > 0) {

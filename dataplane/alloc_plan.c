@@ -164,6 +164,22 @@ static void size_fcfs(struct isw_alloc_job *jobs, const unsigned *idx, unsigned 
 	}
 }
 
+/*
+ * The units an on-time deadline job is given for its need, from the region it has (had; 0:
+ * none yet). Its need moves with every report and every plan (time passing between two
+ * reports of progress raises it a little), and each change costs the job a drain: a region
+ * up to a quarter past the need stays as it is, and a region that must grow grows an eighth
+ * past the need, so that the drift of the next plans is covered. A first region is the need.
+ */
+static uint32_t edf_band(uint32_t need, uint32_t had)
+{
+	if (had >= need && had - need <= need / 4)
+		return had;
+	if (had > 0 && had < need)
+		return need + need / 8;
+	return need;
+}
+
 static void size_edf(struct isw_alloc_job *jobs, const unsigned *idx, unsigned k, uint32_t *units,
                      uint64_t avail, double now)
 {
@@ -183,8 +199,13 @@ static void size_edf(struct isw_alloc_job *jobs, const unsigned *idx, unsigned k
 		if (need != 0 && need <= cap[dl[a]] && need <= avail) {
 			j->need = need;
 			j->cls = ISW_ALLOC_ON_TIME;
-			units[dl[a]] = need;
-			avail -= need;
+			uint32_t u = edf_band(need, j->units);
+			if (u > cap[dl[a]])
+				u = cap[dl[a]];
+			if (u > avail)
+				u = (uint32_t)avail;
+			units[dl[a]] = u;
+			avail -= u;
 		} else {
 			j->cls = ISW_ALLOC_LATE;
 		}

@@ -120,6 +120,43 @@ static void test_edf(void **state)
 	assert_true(f[2].cls == ISW_ALLOC_LATE || f[1].cls == ISW_ALLOC_LATE);
 }
 
+/* A running deadline job's region moves only when its need leaves a band around it. */
+static void test_edf_band(void **state)
+{
+	(void)state;
+	struct isw_alloc_job js[2] = {job(1, 0, 0), job(2, 1, 4)};
+	uint32_t need = isw_alloc_deadline_units(&js[1], 0);
+	uint32_t peak = isw_alloc_peak_units(&js[0]), cap = need + peak;
+	/* (a band of need / 4 and need / 8 of a few units, below the peak need) */
+	assert_true(need >= 16 && need + need / 4 + 1 < peak);
+	/* a pool where the best-effort job takes its peak need and nothing is left over */
+	struct {
+		uint32_t had, want;
+	} cases[] = {
+	        {0, need},                          /* a first region: the need */
+	        {need + need / 4, need + need / 4}, /* up to a quarter past it: kept */
+	        {need + need / 4 + 1, need},        /* past the band: back to the need */
+	        {need, need},                       /* at the need: kept */
+	        {need - 1, need + need / 8},        /* short of it: an eighth past it */
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		js[1].units = cases[i].had;
+		js[0].units = 0;
+		js[0].base = js[1].base = 0;
+		assert_int_equal(isw_alloc_plan(js, 2, cap, ISW_ALLOC_EDF, 0), 0);
+		if (js[1].units != cases[i].want || js[1].need != need)
+			fail_msg("had %u, need %u: %u units (want %u)", cases[i].had, need,
+			         js[1].units, cases[i].want);
+		assert_int_equal(js[0].units, cap - js[1].units); /* best effort: the rest */
+	}
+	/* the band only as far as the memory goes: the need is met first */
+	js[1].units = need - 1;
+	js[0].units = 0;
+	js[0].base = js[1].base = 0;
+	assert_int_equal(isw_alloc_plan(js, 2, need + 1, ISW_ALLOC_EDF, 0), 0);
+	assert_int_equal(js[1].units, need + 1);
+}
+
 static void test_edf_late_and_leftover(void **state)
 {
 	(void)state;
@@ -257,6 +294,7 @@ int main(void)
 	        cmocka_unit_test(test_static),
 	        cmocka_unit_test(test_fcfs),
 	        cmocka_unit_test(test_edf),
+	        cmocka_unit_test(test_edf_band),
 	        cmocka_unit_test(test_edf_late_and_leftover),
 	        cmocka_unit_test(test_min_units),
 	        cmocka_unit_test(test_place_keep_and_fixed),
