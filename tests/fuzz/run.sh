@@ -2,7 +2,8 @@
 # Builds one libFuzzer harness with clang (ASan, UBSan) and runs it for a bounded time. Skips
 # (77) where clang's fuzzer runtime is missing.
 #   run.sh SOURCE_ROOT BUILD_DIR SECONDS HARNESS
-# HARNESS: cmd (the command parser and handlers), syncagtr, atp or ask (a pipeline's packet entry).
+# HARNESS: cmd (the command parser and handlers), syncagtr, atp or ask (a pipeline's packet
+# entry), netrpc-desc (NetRPC service descriptions).
 set -euo pipefail
 src=$1 out=$2/fuzz secs=${3:-20} name=${4:-cmd}
 command -v clang >/dev/null || { echo "skipped: no clang"; exit 77; }
@@ -24,7 +25,7 @@ bin=$out/fuzz_$name
 (cd "$src" && clang -std=c11 -D_GNU_SOURCE -DISW_VERSION='"fuzz"' -O1 -g \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(pkg-config --cflags libdpdk) -Idataplane -Icontrol -Ilib/json -Ipipelines -Ipipelines/syncagtr -Ipipelines/atp -Ipipelines/ask \
-	-Itests/harness "tests/fuzz/fuzz_$name.c" tests/harness/isw_test.c "${core[@]}" \
+	-Ipipelines/netrpc -Itests/harness "tests/fuzz/fuzz_${name//-/_}.c" tests/harness/isw_test.c "${core[@]}" \
 	$(pkg-config --libs libdpdk libbpf) -lrte_bus_vdev -o "$bin")
 
 corpus=$out/corpus-$name
@@ -45,6 +46,13 @@ cmd)
 	printf 'steer show' >"$corpus/seed10"
 	printf 'port xdp' >"$corpus/seed11"
 	opts+=(-max_len=512 -dict="$src/tests/fuzz/dict.txt")
+	;;
+netrpc-desc)
+	printf 'service allreduce\nid 1\ntype array\ncells 4096\nvalues 64\nmembers 4\nop reduce addTo get cntfwd(members, all)\n' >"$corpus/seed1"
+	printf 'service wc\nid 2\ntype map\ncells 65536\nkey-bytes 16\nmembers 8\nserver\nwindow 256\nop count addTo to drop\nop drain get clear # all\n' >"$corpus/seed2"
+	printf 'service kv\nid 3\ntype map\ncells 1024\nvalues 4\nmembers 16\nserver\nop read get\nop write clear to server\nop fill modify(set)\n' >"$corpus/seed3"
+	printf 'service q\nid 63\ntype integer\ncells 256\nmembers 5\nop vote cntfwd(3, sender)\nop next addTo get\n' >"$corpus/seed4"
+	opts+=(-max_len=2048)
 	;;
 syncagtr | atp | ask)
 	FUZZ_SEEDS=$corpus "$bin"

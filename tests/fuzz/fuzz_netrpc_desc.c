@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer harness for NetRPC service descriptions (pipelines/netrpc/netrpc_desc.c): every
+ * input is a description file's bytes. A description either is refused with a message, or
+ * comes out within every bound docs/netrpc.md gives, and its arrays are well formed and placed
+ * (or refused) on tofino2.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netrpc_desc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct nrpc_desc d;
+	char err[256];
+	err[0] = '\0';
+	if (nrpc_desc_parse((const char *)data, size, &d, err, sizeof(err)) < 0) {
+		if (err[0] == '\0' || memchr(err, '\0', sizeof(err)) == NULL)
+			abort(); /* a refusal always says why */
+		return 0;
+	}
+	if (d.name[0] == '\0' || d.id < 1 || d.id > NRPC_ID_MAX || d.type < NRPC_ARRAY ||
+	    d.type > NRPC_INTEGER || !pow2(d.cells) || d.cells > NRPC_CELLS_MAX || d.values < 1 ||
+	    d.values > NRPC_VALUES_MAX || d.members < 1 || d.members > NRPC_MEMBERS_MAX ||
+	    d.nops < 1 || d.nops > NRPC_OPS_MAX || (d.type == NRPC_INTEGER && d.values != 1) ||
+	    (d.key_bytes != 4 && d.key_bytes != 8 && d.key_bytes != 16) ||
+	    (d.server && d.type != NRPC_MAP))
+		abort();
+	for (unsigned i = 0; i < d.nops; i++) {
+		const struct nrpc_op *o = &d.op[i];
+		if (o->n < 1 || o->n > NRPC_CHAIN_MAX || o->name[0] == '\0')
+			abort();
+		for (unsigned j = 0; j < o->n; j++)
+			if (o->step[j].prim == NRPC_CNTFWD &&
+			    (j != o->n - 1 || d.type == NRPC_MAP ||
+			     (!o->step[j].th_members && o->step[j].th > d.members)))
+				abort();
+	}
+	struct isw_reg_decl regs[NRPC_REGS_MAX];
+	struct isw_asic_decl decl = {"netrpc", regs, nrpc_desc_regs(&d, 0, regs), NULL, 0};
+	struct isw_asic_use use;
+	memset(&use, 0, sizeof(use));
+	if (decl.nb_regs > NRPC_REGS_MAX || isw_asic_account(&decl, &use, err, sizeof(err)) < 0)
+		abort(); /* a description taken is well formed on the ASIC */
+	memset(&use, 0, sizeof(use));
+	int base = nrpc_desc_place(&d, &use, isw_profile_find("tofino2"), err, sizeof(err));
+	if (base < 0 && base != -ENOSPC)
+		abort();
+	return 0;
+}
