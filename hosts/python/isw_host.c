@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 
 #include "atp_engine.h"
+#include "host_clock.h"
 #include "hx.h"
 #include "isw_host.h"
 #include "sa_session.h"
@@ -136,13 +137,14 @@ static int sa_join(struct isw_sa *h, const struct isw_sa_params *p, char *err, s
 		return -ENAMETOOLONG;
 	}
 	snprintf(h->ctl, sizeof(h->ctl), "%s", p->ctl);
+	uint64_t since = host_now_ns();
 	rc = sa_session_register(&h->cfg, h->ctl, h->session, attach,
 	                         sa_reg_flags(!p->no_barrier, !p->no_reset), h->rejoin,
 	                         sizeof(h->rejoin), NULL, err, errlen);
 	if (rc < 0)
 		return rc;
 	h->registered = 1;
-	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, 0, h->rejoin,
+	rc = sa_session_wait_ports(&h->cfg, h->ctl, h->session, 0, h->rejoin, since,
 	                           h->cfg.give_up_s * 1000u);
 	if (rc < 0) {
 		char why[512];
@@ -185,7 +187,7 @@ struct isw_sa *isw_sa_open(const struct isw_sa_params *p, char *err, size_t errl
 	}
 	/* "port auto" members have their ports only once everyone has sent: wait for them. */
 	if (p->ctl && p->attach && strcmp(p->attach, "auto") == 0 &&
-	    sa_session_wait_ports(&h->cfg, h->ctl, h->session, 1, NULL, 2000) < 0) {
+	    sa_session_wait_ports(&h->cfg, h->ctl, h->session, 1, NULL, 0, 2000) < 0) {
 		snprintf(err, errlen, "the switch has not learned every worker's port");
 		rc = -ETIMEDOUT;
 		goto fail;

@@ -444,10 +444,10 @@ static int port_missing(const struct isw_jv *root)
 }
 
 int sa_session_wait_ports(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session,
-                          int learned, const char *rejoin, unsigned timeout_ms)
+                          int learned, const char *rejoin, uint64_t since_ns, unsigned timeout_ms)
 {
 	char err[256];
-	uint64_t arrived = host_now_ns() / 1000000u;
+	uint64_t arrived = (since_ns ? since_ns : host_now_ns()) / 1000000u;
 	unsigned waited;
 
 	for (waited = 0;; waited += 20) {
@@ -458,18 +458,21 @@ int sa_session_wait_ports(const struct sa_engine_cfg *cfg, const char *ctl_path,
 		/*
 		 * A waiting worker registers again on every round, and counts as live only the
 		 * members of the current epoch (since the last 'session reset', rank 0's --reset)
-		 * registered since it arrived here (live-ms: the time since, and a ms for the
+		 * registered since it registered itself (live-ms: the time since, and a ms for the
 		 * rounding). A registration a dead worker left, however fresh when it died, or one
 		 * from before the reset, does not let anyone start; every member that waits with
 		 * it registers again within 20 ms, and one that stops waiting registers once more
-		 * first (below), so it is never waited for in vain.
+		 * first (below), after it saw this one's registration: so it is never waited for in
+		 * vain. (Since this one's arrival here was not enough: another could see this one's
+		 * registration, register once more and go before this one, slowed by a loaded
+		 * host, arrived; it then waited for it in vain, seen in CI.)
 		 */
 		if (rejoin && ctl_run(ctl_path, rejoin, NULL, err, sizeof(err)) < 0)
 			return -EIO;
 		uint64_t since = host_now_ns() / 1000000u - arrived + 1;
 		if (session_show(ctl_path, session,
-		                 rejoin ? (unsigned)(since < 1000 ? since : 1000) : 0, &r, &s, NULL,
-		                 0) < 0) {
+		                 rejoin ? (unsigned)(since < 60000 ? since : 60000) : 0, &r, &s,
+		                 NULL, 0) < 0) {
 			isw_ctl_reply_free(&r);
 			return -EIO;
 		}

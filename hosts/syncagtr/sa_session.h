@@ -81,11 +81,14 @@ int sa_session_register_as(const struct sa_engine_cfg *cfg, const struct sa_loca
  * so that none waits at the switch for one that has not started, and none starts before a
  * `session reset` of this job (rank 0's --reset starts a new epoch). With rejoin (the `worker add`
  * line sa_session_register wrote), registers again when a reset made this worker's registration
- * one of an earlier epoch. With learned, also until every one has a port: members registered with
+ * one of an earlier epoch, and counts as registered only the workers that registered since
+ * since_ns (host_now_ns() just before this worker registered; 0: now): a worker that passes the
+ * rendezvous registers once more and stops, which may be before this one arrives here, never
+ * before it registered. With learned, also until every one has a port: members registered with
  * "port auto" get one only from their first packet. 0 once so, -ETIMEDOUT, or -errno.
  */
 int sa_session_wait_ports(const struct sa_engine_cfg *cfg, const char *ctl_path, unsigned session,
-                          int learned, const char *rejoin, unsigned timeout_ms);
+                          int learned, const char *rejoin, uint64_t since_ns, unsigned timeout_ms);
 
 /*
  * The region generation and slots a worker joining session now must start in (docs/memory.md):

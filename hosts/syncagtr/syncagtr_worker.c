@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 
 #include "host_args.h"
+#include "host_clock.h"
 #include "sa_session.h"
 #include "hx.h"
 #include "sa_engine.h"
@@ -27,9 +28,10 @@ struct opts {
 	int reset;             /* with --ctl, rank 0 starts a new epoch (on unless --no-reset) */
 	const char *transport; /* "xdp" or "socket": what the worker's sockets use */
 	const char *ctl;
-	const char *attach; /* --attach: the switch port behind which this host is */
-	char rejoin[256];   /* --ctl: this worker's 'worker add' line, to register again */
-	double barrier_s;   /* time the start barrier took */
+	const char *attach;     /* --attach: the switch port behind which this host is */
+	char rejoin[256];       /* --ctl: this worker's 'worker add' line, to register again */
+	uint64_t registered_ns; /* --ctl: host_now_ns() just before it registered */
+	double barrier_s;       /* time the start barrier took */
 };
 
 static const char usage_text[] =
@@ -416,6 +418,7 @@ static void print_json(const struct opts *o, const struct sa_stats *s, const str
 /* --ctl: registers this worker (sa_session_register). */
 static int register_worker(struct opts *o, char *err, size_t errlen)
 {
+	o->registered_ns = host_now_ns();
 	FILE *log = o->quiet ? NULL : stderr;
 	struct sa_local loc;
 	int rc;
@@ -448,7 +451,7 @@ static int rendezvous(const struct opts *o)
 	if (!o->quiet)
 		fprintf(stderr, "rank %u: waiting for all %u workers to register\n", o->cfg.rank,
 		        o->cfg.workers);
-	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, 0, o->rejoin,
+	rc = sa_session_wait_ports(&o->cfg, o->ctl, o->session, 0, o->rejoin, o->registered_ns,
 	                           o->cfg.give_up_s * 1000u);
 	if (rc < 0)
 		fprintf(stderr,
@@ -515,7 +518,7 @@ static int barrier(struct opts *o, struct sa_engine *w)
 	/* Every worker has sent now: "port auto" ones have a port within the moment the switch
 	 * takes to learn it. */
 	if (o->ctl && strcmp(o->attach, "auto") == 0 &&
-	    sa_session_wait_ports(&o->cfg, o->ctl, o->session, 1, NULL, 2000) < 0 && !o->quiet)
+	    sa_session_wait_ports(&o->cfg, o->ctl, o->session, 1, NULL, 0, 2000) < 0 && !o->quiet)
 		fprintf(stderr, "rank %u: the switch has not learned every worker's port yet\n",
 		        o->cfg.rank);
 	return 0;

@@ -32,6 +32,9 @@ struct rte_mbuf;
 /* A member whose last registration is at most this old counts as live (session show's "live"):
  * workers waiting at the rendezvous register again every few tens of milliseconds. */
 #define SA_LIVE_MS 1000u
+/* The longest live window session show takes (live-ms): a worker counts the registrations
+ * since its own, which a loaded host may have made seconds before it looks. */
+#define SA_LIVE_MS_MAX 60000u
 
 /* Register arrays, in declaration order (regs[] of the pipeline). */
 enum sa_reg {

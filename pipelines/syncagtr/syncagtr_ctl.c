@@ -1007,7 +1007,7 @@ static int cmd_session_show(struct isw_cmd_ctx *c, int argc, char **argv)
 	if (argc >= 2) {
 		struct isw_kv kv[] = {{"live-ms", NULL}};
 		if (isw_arg_kv(c, argc - (argc == 3), argv + (argc == 3), kv, RTE_DIM(kv)) < 0 ||
-		    isw_arg_u32(c, kv[0].val, "live-ms", 1, SA_LIVE_MS, &live_ms) < 0)
+		    isw_arg_u32(c, kv[0].val, "live-ms", 1, SA_LIVE_MS_MAX, &live_ms) < 0)
 			return -EINVAL;
 	}
 	learn_tick();
