@@ -477,46 +477,72 @@ static struct isw_reg_decl reg(const char *name, unsigned stage, uint8_t kind, u
 	return r;
 }
 
-unsigned nrpc_desc_regs(const struct nrpc_desc *d, unsigned base, struct isw_reg_decl *out)
+unsigned nrpc_desc_regs(const struct nrpc_desc *d, struct isw_reg_decl *out)
 {
 	unsigned n = 0;
 	uint32_t sets = d->need_sync ? 2 : 1;
 	if (d->need_seen) /* a bit per member and sequence number of the window, 32 a cell */
-		out[n++] =
-		        reg("seen", base, ISW_REG_U32, pow2_ceil(d->members * d->window / 32), 1);
+		out[n++] = reg("seen", 0, ISW_REG_U32, pow2_ceil(d->members * d->window / 32), 1);
 	if (d->need_sync) {
-		out[n++] = reg("bitmap", base + 1, ISW_REG_U32, 2 * d->cells, 1);
-		out[n++] = reg("count", base + 1, ISW_REG_U32, 2 * d->cells, 1);
+		out[n++] = reg("bitmap", 1, ISW_REG_U32, 2 * d->cells, 1);
+		out[n++] = reg("count", 1, ISW_REG_U32, 2 * d->cells, 1);
 	}
 	if (d->type == NRPC_MAP)
-		out[n++] = reg("key", base + 2, ISW_REG_VEC, d->cells, d->key_bytes / 4);
-	out[n++] = reg("values", base + 3, ISW_REG_VEC, sets * d->cells, d->values);
+		out[n++] = reg("key", 2, ISW_REG_VEC, d->cells, d->key_bytes / 4);
+	out[n++] = reg("values", 3, ISW_REG_VEC, sets * d->cells, d->values);
 	if (d->need_reply) /* what each member's window position was answered, for its resend */
-		out[n++] = reg("reply", base + 4 + (d->values - 1) / 4, ISW_REG_VEC,
+		out[n++] = reg("reply", 4 + (d->values - 1) / 4, ISW_REG_VEC,
 		               pow2_ceil(d->members * d->window), d->values);
 	return n;
 }
 
-int nrpc_desc_place(const struct nrpc_desc *d, const struct isw_asic_use *use,
-                    const struct isw_profile *prof, char *err, size_t errlen)
+/* The last stage array r takes from its first. */
+static unsigned last_stage(const struct isw_reg_decl *r)
 {
-	char first[256] = "";
-	for (unsigned base = 0; base < prof->stages && base < ISW_STAGES_MAX; base++) {
-		struct isw_reg_decl regs[NRPC_REGS_MAX];
-		struct isw_asic_decl decl = {.pipeline = "netrpc",
-		                             .regs = regs,
-		                             .nb_regs = nrpc_desc_regs(d, base, regs)};
-		struct isw_asic_use u = *use;
-		char e[256];
-		int rc = isw_asic_account(&decl, &u, e, sizeof(e));
-		if (rc == 0)
-			rc = isw_asic_fits(&u, prof, e, sizeof(e));
-		if (rc == 0)
-			return (int)base;
-		if (base == 0)
-			snprintf(first, sizeof(first), "%s", e);
+	return r->kind == ISW_REG_VEC ? r->stage + (r->lanes - 1u) / r->lanes_per_stage : r->stage;
+}
+
+int nrpc_desc_place(const struct nrpc_desc *d, const struct isw_asic_use *use,
+                    const struct isw_profile *prof, struct isw_reg_decl *out, char *err,
+                    size_t errlen)
+{
+	unsigned n = nrpc_desc_regs(d, out);
+	struct isw_asic_use placed = *use;
+	unsigned next = 0;
+	/* level by level (the arrays of one level share a stage of the packed layout), each at
+	 * the first stage from the end of the level before at which all its arrays fit */
+	for (unsigned i = 0; i < n;) {
+		unsigned j = i + 1;
+		while (j < n && out[j].stage == out[i].stage)
+			j++;
+		char why[256] = "", first[256] = "";
+		bool fit = false;
+		unsigned s;
+		for (s = next; s < prof->stages && s < ISW_STAGES_MAX && !fit; s++) {
+			struct isw_asic_use u = placed;
+			for (unsigned k = i; k < j; k++)
+				out[k].stage = (uint8_t)s;
+			const struct isw_asic_decl lvl = {
+			        .pipeline = "netrpc", .regs = out + i, .nb_regs = j - i};
+			fit = isw_asic_account(&lvl, &u, why, sizeof(why)) == 0 &&
+			      isw_asic_fits(&u, prof, why, sizeof(why)) == 0;
+			if (fit)
+				placed = u;
+			else if (s == next)
+				snprintf(first, sizeof(first), "%s", why);
+		}
+		if (!fit) {
+			snprintf(err, errlen,
+			         "service %s does not fit %s: its array %s finds no stage from %u "
+			         "on "
+			         "with room (at stage %u: %s)",
+			         d->name, prof->name, out[i].name, next, next, first);
+			return -ENOSPC;
+		}
+		for (unsigned k = i; k < j; k++)
+			if (last_stage(&out[k]) + 1 > next)
+				next = last_stage(&out[k]) + 1;
+		i = j;
 	}
-	snprintf(err, errlen, "service %s does not fit %s at any first stage (at stage 0: %s)",
-	         d->name, prof->name, first);
-	return -ENOSPC;
+	return (int)n;
 }

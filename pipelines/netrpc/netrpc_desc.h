@@ -76,7 +76,11 @@ struct nrpc_desc {
  */
 int nrpc_desc_parse(const char *text, size_t len, struct nrpc_desc *d, char *err, size_t errlen);
 
-/* The register arrays of a service (docs/netrpc.md, Placement), from first stage `base`. */
+/*
+ * The register arrays of a service (docs/netrpc.md, Placement), in the order their accesses
+ * depend on one another, each at its stage of the packed layout (the service alone from
+ * stage 0). Returns how many (at most NRPC_REGS_MAX).
+ */
 #define NRPC_REGS_MAX 8
 enum nrpc_reg {
 	NRPC_REG_SEEN,
@@ -86,15 +90,18 @@ enum nrpc_reg {
 	NRPC_REG_VALUES,
 	NRPC_REG_REPLY
 };
-unsigned nrpc_desc_regs(const struct nrpc_desc *d, unsigned base, struct isw_reg_decl *out);
+unsigned nrpc_desc_regs(const struct nrpc_desc *d, struct isw_reg_decl *out);
 
 /*
- * Places a service on the stages: the first base stage at which its arrays, added to use (what
- * the enabled pipelines and the other services take), fit profile p. Returns the base, or
- * -ENOSPC with err saying what does not fit at base 0 (the stage and the resource).
+ * Places a service's arrays (out, as nrpc_desc_regs gives them) on the stages of profile p next
+ * to what use holds (the enabled pipelines and the other services): each group of arrays that
+ * share a stage in the packed layout at the first stage, from the end of the group before, at
+ * which they all fit. Returns the number of arrays, or -ENOSPC with err naming the array that
+ * finds no stage and what does not fit where it would start.
  */
 int nrpc_desc_place(const struct nrpc_desc *d, const struct isw_asic_use *use,
-                    const struct isw_profile *p, char *err, size_t errlen);
+                    const struct isw_profile *p, struct isw_reg_decl *out, char *err,
+                    size_t errlen);
 
 /* Names for show output. */
 const char *nrpc_type_name(unsigned t);

@@ -47,14 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 	}
 	struct isw_reg_decl regs[NRPC_REGS_MAX];
-	struct isw_asic_decl decl = {"netrpc", regs, nrpc_desc_regs(&d, 0, regs), NULL, 0};
+	struct isw_asic_decl decl = {"netrpc", regs, nrpc_desc_regs(&d, regs), NULL, 0};
 	struct isw_asic_use use;
 	memset(&use, 0, sizeof(use));
 	if (decl.nb_regs > NRPC_REGS_MAX || isw_asic_account(&decl, &use, err, sizeof(err)) < 0)
 		abort(); /* a description taken is well formed on the ASIC */
 	memset(&use, 0, sizeof(use));
-	int base = nrpc_desc_place(&d, &use, isw_profile_find("tofino2"), err, sizeof(err));
-	if (base < 0 && base != -ENOSPC)
+	int n = nrpc_desc_place(&d, &use, isw_profile_find("tofino2"), regs, err, sizeof(err));
+	if (n < 0 && n != -ENOSPC)
 		abort();
+	/* placed: in stage order by level, within the profile */
+	for (int i = 1; i < n; i++)
+		if (regs[i].stage < regs[i - 1].stage)
+			abort();
 	return 0;
 }

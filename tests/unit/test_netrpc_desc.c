@@ -180,50 +180,65 @@ static void test_place(void **state)
 
 	ok("service allreduce\nid 1\ntype array\ncells 4096\nvalues 64\nmembers 4\n"
 	   "op reduce addTo get cntfwd(members, all)\n");
-	unsigned n = nrpc_desc_regs(&d, 0, regs);
+	unsigned n = nrpc_desc_regs(&d, regs);
 	assert_int_equal(n, 3); /* bitmap, count, values */
 	assert_string_equal(regs[2].name, "values");
 	assert_int_equal(regs[2].size, 2 * 4096); /* two sets */
 	assert_int_equal(regs[2].lanes, 64);
 	assert_int_equal(regs[2].stage, 3);
 	memset(&use, 0, sizeof(use));
-	/* 64 lanes 4 a stage from stage 3: stages 3..18, tofino2's 20 hold them, tofino1's not */
-	assert_int_equal(nrpc_desc_place(&d, &use, t2, err, sizeof(err)), 0);
-	assert_int_equal(nrpc_desc_place(&d, &use, t1, err, sizeof(err)), -ENOSPC);
-	assert_non_null(strstr(err, "service allreduce does not fit tofino1"));
-	assert_non_null(strstr(err, "needs 19 stages, tofino1 has 12"));
+	/* alone: bitmap and count in stage 0, the 64 value lanes 4 a stage from stage 1 (1..16):
+	 * tofino2's 20 stages hold them, tofino1's 12 not */
+	assert_int_equal(nrpc_desc_place(&d, &use, t2, regs, err, sizeof(err)), 3);
+	assert_int_equal(regs[0].stage, 0);
+	assert_int_equal(regs[1].stage, 0);
+	assert_int_equal(regs[2].stage, 1);
+	assert_int_equal(nrpc_desc_place(&d, &use, t1, regs, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "service allreduce does not fit tofino1: its array values "
+	                            "finds no stage from 1 on"));
+	assert_non_null(strstr(err, "needs 17 stages, tofino1 has 12"));
 
-	/* a small service goes where the stages have room: stage 3's SALUs are full */
+	/* a small service goes where the stages have room */
 	ok("service c\nid 2\ntype integer\ncells 256\nmembers 2\nop get get\n");
-	assert_int_equal(nrpc_desc_regs(&d, 0, regs), 1);
-	use.stage[3].salus = 4;
-	use.stages = 4;
-	assert_int_equal(nrpc_desc_place(&d, &use, t1, err, sizeof(err)), 1);
+	assert_int_equal(nrpc_desc_regs(&d, regs), 1);
+	use.stage[0].salus = 4;
+	use.stage[1].salus = 4;
+	use.stages = 2;
+	assert_int_equal(nrpc_desc_place(&d, &use, t1, regs, err, sizeof(err)), 1);
+	assert_int_equal(regs[0].stage, 2);
 	for (unsigned s = 0; s < 12; s++)
 		use.stage[s].salus = 4;
 	use.stages = 12;
-	assert_int_equal(nrpc_desc_place(&d, &use, t1, err, sizeof(err)), -ENOSPC);
-	assert_non_null(strstr(err, "stage 3: 5 stateful ALUs, tofino1 has 4"));
+	assert_int_equal(nrpc_desc_place(&d, &use, t1, regs, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "its array values finds no stage from 0 on"));
+	assert_non_null(strstr(err, "stage 0: 5 stateful ALUs, tofino1 has 4"));
 
-	/* a map's keys: a lane a 32-bit word; the seen window: members x window bits */
+	/* a map's keys: a lane a 32-bit word, after the seen window (members x window bits),
+	 * the values after the keys */
 	ok("service w\nid 3\ntype map\ncells 1024\nkey-bytes 16\nmembers 8\nwindow 256\n"
 	   "op count addTo to drop\n");
-	n = nrpc_desc_regs(&d, 0, regs);
+	memset(&use, 0, sizeof(use));
+	n = (unsigned)nrpc_desc_place(&d, &use, t2, regs, err, sizeof(err));
 	assert_int_equal(n, 3);
 	assert_string_equal(regs[0].name, "seen");
 	assert_int_equal(regs[0].size, 8 * 256 / 32);
 	assert_string_equal(regs[1].name, "key");
 	assert_int_equal(regs[1].lanes, 4);
+	assert_int_equal(regs[0].stage, 0);
+	assert_int_equal(regs[1].stage, 1);
+	assert_int_equal(regs[2].stage, 2);
 	assert_int_equal(regs[2].size, 1024); /* one set */
 	assert_false(d.need_reply);           /* count returns nothing */
 
-	/* a get after an addTo keeps what it answered, a member's window position a cell */
+	/* a get after an addTo keeps what it answered, a member's window position a cell, after
+	 * the values */
 	ok("service t\nid 4\ntype integer\ncells 2048\nmembers 8\nop take addTo get\n");
-	n = nrpc_desc_regs(&d, 0, regs);
+	n = (unsigned)nrpc_desc_place(&d, &use, t2, regs, err, sizeof(err));
 	assert_int_equal(n, 3);
 	assert_string_equal(regs[2].name, "reply");
 	assert_int_equal(regs[2].size, 8 * NRPC_WINDOW_DEF);
-	assert_int_equal(regs[2].stage, 4);
+	assert_int_equal(regs[1].stage, 1);
+	assert_int_equal(regs[2].stage, 2);
 }
 
 static const char *examples; /* examples/netrpc */
@@ -249,7 +264,9 @@ static void test_examples(void **state)
 		assert_int_equal(d.type, types[i]);
 		struct isw_asic_use use;
 		memset(&use, 0, sizeof(use));
-		if (nrpc_desc_place(&d, &use, isw_profile_find("tofino2"), err, sizeof(err)) != 0)
+		struct isw_reg_decl regs[NRPC_REGS_MAX];
+		if (nrpc_desc_place(&d, &use, isw_profile_find("tofino2"), regs, err, sizeof(err)) <
+		    0)
 			fail_msg("%s: %s", path, err);
 	}
 }
