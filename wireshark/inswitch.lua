@@ -7,6 +7,8 @@
 --             key's high half, and inswitch's job frames (seq 0): JOIN and ANNOUNCE
 --   ask       ASK's key-value protocol, UDP port 42405 (change it under Preferences > Protocols
 --             > ASK, or tshark -o ask.udp_port:N, if `ask config set udp-port` changed it)
+--   netrpc    NetRPC service calls, UDP port 20050 (tshark -o netrpc.udp_port:N): the header,
+--             and the items as 32-bit words (their layout is the service description's)
 -- Every header field is decoded, flags bit by bit, and the values or slots after the header.
 --
 -- Install: scripts/install-dissector.sh (your personal Lua plugins folder; --system for the
@@ -370,5 +372,67 @@ function ask.init()
         udp_port:remove(ask_port, ask)
         ask_port = ask.prefs.udp_port
         udp_port:add(ask_port, ask)
+    end
+end
+
+---------------------------------------------------------------------------------------------
+-- NetRPC (docs/netrpc.md, The wire format)
+---------------------------------------------------------------------------------------------
+local nrpc = Proto("netrpc", "NetRPC service call (inswitch)")
+local nf = {
+    service = ProtoField.uint8("netrpc.service", "Service id", base.DEC),
+    op = ProtoField.uint8("netrpc.op", "Operation", base.DEC),
+    flags = ProtoField.uint8("netrpc.flags", "Flags", base.HEX),
+    f_result = ProtoField.bool("netrpc.flags.result", "Result (from the switch or the server)",
+        8, nil, 0x01),
+    f_resend = ProtoField.bool("netrpc.flags.resend", "Retransmission", 8, nil, 0x02),
+    f_set = ProtoField.bool("netrpc.flags.set", "Set (the shadow copy of a round)", 8, nil, 0x04),
+    f_miss = ProtoField.bool("netrpc.flags.miss", "Miss (to the server)", 8, nil, 0x08),
+    f_error = ProtoField.bool("netrpc.flags.error", "Error", 8, nil, 0x80),
+    count = ProtoField.uint8("netrpc.count", "Items", base.DEC),
+    member = ProtoField.uint16("netrpc.member", "Member (rank)", base.DEC),
+    seq = ProtoField.uint32("netrpc.seq", "Sequence", base.DEC),
+    key = ProtoField.uint32("netrpc.key", "Key (array, integer: the first item's)", base.DEC),
+    words = ProtoField.uint16("netrpc.words", "32-bit words after the header", base.DEC),
+    word = ProtoField.uint32("netrpc.word", "Word", base.HEX),
+}
+nrpc.fields = nf
+nrpc.prefs.udp_port = Pref.uint("UDP port", 20050,
+    "The NetRPC UDP port (netrpc config set udp-port)")
+
+-- The items' layout depends on the service's description, which the packet does not carry:
+-- they are shown as 32-bit words.
+function nrpc.dissector(buf, pinfo, tree)
+    if buf:len() < 16 then return 0 end
+    pinfo.cols.protocol = "NetRPC"
+    local t = tree:add(nrpc, buf(0))
+    t:add(nf.service, buf(0, 1))
+    t:add(nf.op, buf(1, 1))
+    local fl = t:add(nf.flags, buf(2, 1))
+    for _, f in ipairs({ nf.f_result, nf.f_resend, nf.f_set, nf.f_miss, nf.f_error }) do
+        fl:add(f, buf(2, 1))
+    end
+    t:add(nf.count, buf(3, 1))
+    t:add(nf.member, buf(4, 2))
+    t:add(nf.seq, buf(8, 4))
+    t:add(nf.key, buf(12, 4))
+    local n = math.floor((buf:len() - 16) / 4)
+    local w = t:add(nf.words, buf(16, n * 4), n)
+    for i = 0, n - 1 do
+        w:add(nf.word, buf(16 + 4 * i, 4))
+    end
+    pinfo.cols.info = string.format("NetRPC %s service %d op %d member %d seq %d",
+        band(buf(2, 1):uint(), 1) ~= 0 and "result" or "call", buf(0, 1):uint(),
+        buf(1, 1):uint(), buf(4, 2):uint(), buf(8, 4):uint())
+    return buf:len()
+end
+
+local nrpc_port = 20050
+udp_port:add(nrpc_port, nrpc)
+function nrpc.init()
+    if nrpc.prefs.udp_port ~= nrpc_port then
+        udp_port:remove(nrpc_port, nrpc)
+        nrpc_port = nrpc.prefs.udp_port
+        udp_port:add(nrpc_port, nrpc)
     end
 end

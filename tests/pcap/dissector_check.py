@@ -5,7 +5,7 @@
 
 Runs tshark with the dissector over each capture and, for every SwitchML, ATP and ASK frame,
 compares each decoded field with the value read from the frame's bytes here (struct, following
-docs/syncagtr.md, docs/atp.md and docs/ask.md), values and slots included. Fails on the first
+docs/syncagtr.md, docs/atp.md, docs/ask.md and docs/netrpc.md), values and slots included. Fails on the first
 difference, or when a capture has no frame of the three protocols.
 """
 import struct
@@ -23,8 +23,10 @@ ASK = ["type", "flags", "flags.resend", "flags.long", "flags.last", "flags.error
        "channel", "nslots", "key_bytes", "seq", "bitmap", "sel.slot", "sel.copy", "start",
        "incarnation", "max_records", "records", "slot.index", "slot.valid", "key", "value",
        "opaque"]
+NRPC = ["service", "op", "flags", "flags.result", "flags.resend", "flags.set", "flags.miss",
+        "flags.error", "count", "member", "seq", "key", "words", "word"]
 FIELDS = ([("switchml." + f) for f in SML] + [("atp_agg." + f) for f in ATP] +
-          [("ask." + f) for f in ASK])
+          [("ask." + f) for f in ASK] + [("netrpc." + f) for f in NRPC])
 
 
 def frames(path):
@@ -134,6 +136,16 @@ def ask(h):
     return d
 
 
+def netrpc(h):
+    fl = h[2]
+    n = (len(h) - 16) // 4
+    return {"service": [h[0]], "op": [h[1]], "flags": [fl], "flags.result": [fl & 1],
+            "flags.resend": [(fl >> 1) & 1], "flags.set": [(fl >> 2) & 1],
+            "flags.miss": [(fl >> 3) & 1], "flags.error": [fl >> 7], "count": [h[3]],
+            "member": [be(h, 4, 2)], "seq": [be(h, 8, 4)], "key": [be(h, 12, 4)],
+            "words": [n], "word": [be(h, 16 + 4 * i, 4) for i in range(n)]}
+
+
 def expected(p):
     """(protocol, fields) for a frame of one of the three protocols, else None."""
     l2 = 14
@@ -155,6 +167,8 @@ def expected(p):
             return ("switchml", switchml(h)) if len(h) >= 10 else None
         if port == 42405:
             return ("ask", ask(h)) if len(h) >= 24 else None
+        if port == 20050:
+            return ("netrpc", netrpc(h)) if len(h) >= 16 else None
     return None
 
 
@@ -194,7 +208,7 @@ def check(lua, path):
                 sys.exit(f"FAIL: {path} frame {i + 1}: {f} is {have}, the bytes say {want}")
         n += e is not None
     if n == 0:
-        sys.exit(f"FAIL: {path}: no SwitchML, ATP or ASK frame")
+        sys.exit(f"FAIL: {path}: no SwitchML, ATP, ASK or NetRPC frame")
     print(f"{path}: {n} frames, every field as the bytes say")
 
 
