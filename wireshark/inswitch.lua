@@ -365,15 +365,20 @@ function ask.dissector(buf, pinfo, tree)
     return buf:len()
 end
 
-local ask_port = 42405
-udp_port:add(ask_port, ask)
-function ask.init()
-    if ask.prefs.udp_port ~= ask_port then
-        udp_port:remove(ask_port, ask)
-        ask_port = ask.prefs.udp_port
-        udp_port:add(ask_port, ask)
+-- Registers proto on UDP port `default`, and moves it when its preference udp_port changes.
+local function on_udp_port(proto, default)
+    local port = default
+    udp_port:add(port, proto)
+    proto.init = function()
+        if proto.prefs.udp_port ~= port then
+            udp_port:remove(port, proto)
+            port = proto.prefs.udp_port
+            udp_port:add(port, proto)
+        end
     end
 end
+
+on_udp_port(ask, 42405)
 
 ---------------------------------------------------------------------------------------------
 -- NetRPC (docs/netrpc.md, The wire format)
@@ -427,12 +432,4 @@ function nrpc.dissector(buf, pinfo, tree)
     return buf:len()
 end
 
-local nrpc_port = 20050
-udp_port:add(nrpc_port, nrpc)
-function nrpc.init()
-    if nrpc.prefs.udp_port ~= nrpc_port then
-        udp_port:remove(nrpc_port, nrpc)
-        nrpc_port = nrpc.prefs.udp_port
-        udp_port:add(nrpc_port, nrpc)
-    end
-end
+on_udp_port(nrpc, 20050)
