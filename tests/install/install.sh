@@ -33,6 +33,7 @@ multiarch=$(gcc -print-multiarch)
 for f in usr/bin/inswitch usr/bin/inswitch-ctl usr/bin/ask-wordcount usr/bin/inswitch-fabric \
 	usr/lib/systemd/system/inswitch.service etc/default/inswitch etc/inswitch/inswitch.conf \
 	usr/share/doc/inswitch/README.md usr/share/doc/inswitch/docs/deploy.md \
+	usr/share/doc/inswitch/examples/netrpc/allreduce.nrpc \
 	"usr/lib/$multiarch/wireshark/plugins/inswitch.lua"; do
 	[ -e "$r/$f" ] || fail "/$f not installed"
 done
