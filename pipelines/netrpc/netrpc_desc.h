@@ -82,14 +82,6 @@ int nrpc_desc_parse(const char *text, size_t len, struct nrpc_desc *d, char *err
  * stage 0). Returns how many (at most NRPC_REGS_MAX).
  */
 #define NRPC_REGS_MAX 8
-enum nrpc_reg {
-	NRPC_REG_SEEN,
-	NRPC_REG_BITMAP,
-	NRPC_REG_COUNT,
-	NRPC_REG_KEY,
-	NRPC_REG_VALUES,
-	NRPC_REG_REPLY
-};
 unsigned nrpc_desc_regs(const struct nrpc_desc *d, struct isw_reg_decl *out);
 
 /*
