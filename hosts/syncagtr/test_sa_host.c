@@ -575,8 +575,9 @@ static void *model_main(void *arg)
 		flen = sizeof(from);
 		n = recvfrom(m->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
 		/* Copies due by now first: a packet just received may have arrived after their due
-		 * time while this thread was not running (a loaded machine), and must not pass them:
-		 * a copy then 20 ms late instead of 2 got past the guard of test_engine_late_copies. */
+		 * time while this thread was not running (a loaded machine), and must not pass
+		 * them: a copy then 20 ms late instead of 2 got past the guard of
+		 * test_engine_late_copies. */
 		model_release(m);
 		if (n > 0) {
 			model_delay(m, buf, (size_t)n, ntohs(from.sin_port));
